@@ -1,0 +1,1 @@
+"""rlcore (package exports are being assembled)."""

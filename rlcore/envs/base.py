@@ -1,0 +1,197 @@
+"""The environment interface (DESIGN.md §2), after RLBase's ``AbstractEnv``.
+
+An environment is callable: ``env(action)`` applies an action. Spaces are Gymnasium spaces.
+Traits are class attributes (see :mod:`rlcore.envs.traits`).
+
+Example, a two-step corridor::
+
+    import gymnasium.spaces as spaces
+    from rlcore.envs import AbstractEnv
+
+    class Corridor(AbstractEnv):
+        def __init__(self):
+            self.position = 0
+        def reset(self):
+            self.position = 0
+        def __call__(self, action):
+            self.check_action(action)
+            self.position += 1
+        def state(self, player=None):
+            return self.position
+        def reward(self, player=None):
+            return 1.0 if self.position == 2 else 0.0
+        def is_terminated(self):
+            return self.position == 2
+        def action_space(self, player=None):
+            return spaces.Discrete(1)
+        def state_space(self, player=None):
+            return spaces.Discrete(3)
+"""
+
+import abc
+
+import numpy as np
+from gymnasium import spaces
+
+from rlcore.envs.traits import (
+    FULL_ACTION_SET, GENERAL_SUM, IMPERFECT_INFORMATION, MINIMAL_ACTION_SET, OBSERVATION,
+    SEQUENTIAL, SINGLE_AGENT, STEP_REWARD, STOCHASTIC, ExplicitStochastic, FullActionSet,
+)
+
+__all__ = ["AbstractEnv", "DEFAULT_PLAYER", "CHANCE_PLAYER", "check_action_in_space"]
+
+
+class _Player:
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+DEFAULT_PLAYER = _Player("DEFAULT_PLAYER")
+CHANCE_PLAYER = _Player("CHANCE_PLAYER")
+
+
+def check_action_in_space(action, space):
+    """Raise ``ValueError`` naming ``action`` and ``space`` unless ``space`` contains ``action``."""
+    if type(space) is spaces.Discrete:
+        # Fast path: the run loop checks every action.
+        if isinstance(action, (int, np.integer)) and space.start <= action < space.start + space.n:
+            return
+        if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu" \
+                and space.start <= int(action) < space.start + space.n:
+            return
+    elif space.contains(action):
+        return
+    elif isinstance(space, spaces.Box):
+        arr = np.asarray(action)
+        if arr.shape == space.shape and np.can_cast(arr.dtype, space.dtype, "same_kind") \
+                and space.contains(arr.astype(space.dtype)):
+            return
+    raise ValueError(f"action {action!r} is not in the action space {space}")
+
+
+class AbstractEnv(abc.ABC):
+    """Base class of environments; subclasses implement the abstract methods below.
+
+    ``player`` arguments default to ``current_player()``. ``is_truncated()`` (a time limit cut the
+    episode) is not in RL.jl; learners need it to bootstrap past a time limit.
+    """
+
+    NumAgentStyle = SINGLE_AGENT
+    DynamicStyle = SEQUENTIAL
+    InformationStyle = IMPERFECT_INFORMATION
+    ChanceStyle = STOCHASTIC
+    RewardStyle = STEP_REWARD
+    UtilityStyle = GENERAL_SUM
+    ActionStyle = MINIMAL_ACTION_SET
+    StateStyle = (OBSERVATION,)
+
+    @property
+    def DefaultStateStyle(self):
+        """The first of ``StateStyle``: what ``state()`` returns by default."""
+        style = self.StateStyle
+        return style[0] if isinstance(style, tuple) else style
+
+    # --- required
+    @abc.abstractmethod
+    def reset(self):
+        """Start a new episode."""
+
+    @abc.abstractmethod
+    def __call__(self, action):
+        """Apply ``action``; raise ``ValueError`` if it is not legal."""
+
+    @abc.abstractmethod
+    def state(self, player=None):
+        """What ``player`` observes now."""
+
+    @abc.abstractmethod
+    def reward(self, player=None):
+        """The reward ``player`` received from the last transition."""
+
+    @abc.abstractmethod
+    def is_terminated(self):
+        """Whether the episode reached a terminal state (no bootstrapping past it)."""
+
+    @abc.abstractmethod
+    def action_space(self, player=None):
+        """The Gymnasium space of ``player``'s actions."""
+
+    @abc.abstractmethod
+    def state_space(self, player=None):
+        """The Gymnasium space of ``player``'s states."""
+
+    # --- optional, with defaults
+    def is_truncated(self):
+        """Whether the episode was cut short, e.g. by a time limit (default ``False``)."""
+        return False
+
+    def is_done(self):
+        """``is_terminated() or is_truncated()``: the episode is over."""
+        return self.is_terminated() or self.is_truncated()
+
+    def legal_action_space(self, player=None):
+        """The actions legal now; the whole action space under MINIMAL_ACTION_SET."""
+        if isinstance(self.ActionStyle, FullActionSet):
+            raise NotImplementedError(
+                f"{type(self).__name__} has ActionStyle FULL_ACTION_SET and must implement "
+                "legal_action_space (abstract for such environments)")
+        return self.action_space(player)
+
+    def legal_action_space_mask(self, player=None):
+        """Boolean mask over a Discrete action space: True where the action is legal now."""
+        space = self.action_space(player)
+        if not isinstance(space, spaces.Discrete):
+            raise TypeError(f"legal_action_space_mask needs a Discrete action space, got {space}")
+        if self.ActionStyle is MINIMAL_ACTION_SET:
+            return np.ones(space.n, dtype=bool)
+        legal = self.legal_action_space(player)
+        mask = np.zeros(space.n, dtype=bool)
+        if isinstance(legal, spaces.Discrete):
+            mask[legal.start - space.start:legal.start - space.start + legal.n] = True
+        else:
+            mask[np.asarray(list(legal), dtype=np.int64) - space.start] = True
+        return mask
+
+    def current_player(self):
+        """The player to act now (``DEFAULT_PLAYER`` for single-agent envs)."""
+        return DEFAULT_PLAYER
+
+    def players(self):
+        """All players, chance excluded."""
+        return (DEFAULT_PLAYER,)
+
+    def chance_player(self):
+        """The player that stands for chance."""
+        return CHANCE_PLAYER
+
+    def prob(self, player=None):
+        """The distribution of the chance player's actions (EXPLICIT_STOCHASTIC envs only)."""
+        if isinstance(self.ChanceStyle, ExplicitStochastic):
+            raise NotImplementedError(
+                f"{type(self).__name__} is EXPLICIT_STOCHASTIC and must implement prob "
+                "(abstract for such environments)")
+        raise TypeError(f"{type(self).__name__} has no chance player (ChanceStyle "
+                        f"{self.ChanceStyle!r}); prob() is defined for EXPLICIT_STOCHASTIC envs")
+
+    def check_action(self, action, player=None):
+        """Raise ``ValueError`` naming the action and the space unless ``action`` is legal now."""
+        space = self.legal_action_space(player) if self.ActionStyle is FULL_ACTION_SET \
+            else self.action_space(player)
+        if isinstance(space, spaces.Space):
+            check_action_in_space(action, space)
+        elif action not in space:
+            raise ValueError(f"action {action!r} is not in the legal actions {space}")
+
+    def render(self, mode="text"):
+        """A text picture of the environment (``mode="text"``); subclasses may add ``"rgb_array"``."""
+        if mode != "text":
+            raise ValueError(f"{type(self).__name__} renders only mode='text', got mode={mode!r}")
+        return repr(self)
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"

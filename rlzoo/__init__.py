@@ -1,0 +1,1 @@
+"""rlzoo: algorithms built on rlcore, by family (``rlzoo.tabular``, ...)."""

@@ -1,0 +1,104 @@
+"""One-step tabular temporal-difference learning: TD(0) prediction, Sarsa and Q-learning.
+
+Sutton & Barto, *Reinforcement Learning: An Introduction* (2nd ed., 2018), §6.1 (TD(0)), §6.4
+(Sarsa), §6.5 (Q-learning). With step size α and discount γ:
+
+* TD(0):      V(S) ← V(S) + α [R + γ V(S') − V(S)]
+* Sarsa:      Q(S,A) ← Q(S,A) + α [R + γ Q(S',A') − Q(S,A)]
+* Q-learning: Q(S,A) ← Q(S,A) + α [R + γ max_a Q(S',a) − Q(S,A)]
+
+The bootstrap term is dropped when S' is terminal and kept when the episode was only truncated
+(a time limit), so the estimates stay those of the untruncated task. The step size lives in the
+approximator (``TabularVApproximator(alpha=...)`` / ``TabularQApproximator(alpha=...)``).
+
+TD(0) and Q-learning learn at ``PostActStage`` from the last recorded step and ``env.state()``;
+Sarsa needs A', so it learns the previous step at ``PreActStage`` (and a terminal step at once).
+States are integers, so use a trajectory that keeps them, e.g. ``VectorSARTTrajectory()``.
+Sarsa has no A' after a truncated step, so it leaves that step unlearned.
+"""
+
+import attrs
+
+from rlcore.approximators import TabularQApproximator, TabularVApproximator
+from rlcore.dispatch import dispatch, update
+from rlcore.envs.base import AbstractEnv
+from rlcore.policies.base import AbstractLearner
+from rlcore.stages import PostActStage, PreActStage
+from rlcore.trajectories.base import AbstractTrajectory
+
+__all__ = ["TDLearner"]
+
+_METHODS = {"TD0": TabularVApproximator, "SARSA": TabularQApproximator,
+            "Q": TabularQApproximator}
+
+
+def _gamma(instance, attribute, value):
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"gamma must be in [0, 1], got {value!r}")
+
+
+@attrs.define
+class TDLearner(AbstractLearner):
+    """Tabular one-step TD learner.
+
+    Keyword arguments:
+        approximator: a ``TabularVApproximator`` for ``method="TD0"``, a
+            ``TabularQApproximator`` for ``"SARSA"`` and ``"Q"``.
+        method: ``"TD0"`` (state values), ``"SARSA"`` or ``"Q"`` (Q-learning). Default "SARSA".
+        gamma: discount factor in [0, 1], default 1.0.
+
+    ``learner(env)`` returns V(s) or the row Q(s, ·) for the current state.
+    """
+
+    approximator: object
+    method: str = "SARSA"
+    gamma: float = attrs.field(default=1.0, validator=_gamma)
+
+    def __attrs_post_init__(self):
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {sorted(_METHODS)}, got {self.method!r}")
+        expected = _METHODS[self.method]
+        if not isinstance(self.approximator, expected):
+            raise TypeError(f"method {self.method!r} needs a {expected.__name__}, "
+                            f"got {type(self.approximator).__name__}")
+
+    def __call__(self, env):
+        return self.approximator(env.state())
+
+
+def _bootstrap(learner, next_state, next_action=None):
+    """γ times the value of ``next_state`` under the learner's method."""
+    q = learner.approximator
+    if learner.method == "TD0":
+        return learner.gamma * q(next_state)
+    if learner.method == "Q":
+        return learner.gamma * float(q(next_state).max())
+    return learner.gamma * float(q(next_state, next_action))
+
+
+@dispatch(TDLearner, AbstractTrajectory, AbstractEnv, PostActStage)
+def update(learner, trajectory, env, stage):
+    if learner.method == "SARSA" and not env.is_terminated():
+        return  # Sarsa waits for A' (next PreActStage)
+    s = trajectory["state"][-1]
+    r = trajectory["reward"][-1]
+    target = r if env.is_terminated() else r + _bootstrap(learner, env.state())
+    if learner.method == "TD0":
+        update(learner.approximator, (s, target - learner.approximator(s)))
+    else:
+        a = trajectory["action"][-1]
+        update(learner.approximator, (s, a, target - learner.approximator(s, a)))
+
+
+@dispatch(TDLearner, AbstractTrajectory, AbstractEnv, PreActStage)
+def update(learner, trajectory, env, stage):  # noqa: F811
+    if learner.method != "SARSA":
+        return
+    states, rewards = trajectory["state"], trajectory["reward"]
+    # After this step's (S', A') is recorded the previous step of the same episode is complete;
+    # at an episode's first step the last recorded step is terminal (or a padding step).
+    if len(rewards) == 0 or len(states) != len(rewards) + 1 or trajectory["terminal"][-1]:
+        return
+    s, a, r = states[-2], trajectory["action"][-2], rewards[-1]
+    target = r + _bootstrap(learner, states[-1], trajectory["action"][-1])
+    update(learner.approximator, (s, a, target - learner.approximator(s, a)))

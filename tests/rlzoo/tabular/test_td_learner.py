@@ -1,0 +1,60 @@
+"""End-to-end: tabular TD learning through ``run``, ``Agent`` and dispatch on RandomWalk1D."""
+
+import numpy as np
+import pytest
+
+from rlcore import (
+    Agent, EpsilonGreedyExplorer, QBasedPolicy, StopAfterEpisode, TabularQApproximator,
+    TabularVApproximator, TotalRewardPerEpisode, VBasedPolicy, VectorSARTTrajectory, run,
+    testmode,
+)
+from rlenvs import RandomWalk1D
+from rlzoo.tabular import TDLearner
+
+
+def test_td0_prediction_converges_to_the_true_values():
+    rng = np.random.default_rng(0)
+    learner = TDLearner(TabularVApproximator(n_state=7, init=0.5, alpha=0.002), method="TD0",
+                        gamma=1.0)
+    policy = VBasedPolicy(learner, mapping=lambda env, learner: int(rng.integers(2)))
+    env = RandomWalk1D(rewards=(0.0, 1.0), seed=0)
+    run(Agent(policy, VectorSARTTrajectory()), env, StopAfterEpisode(20_000))
+    values = learner.approximator.table[1:6]
+    # Constant step 0.002: the stationary noise of TD(0) has std ≈ sqrt(α·Var/2) ≈ 0.016, so
+    # every state within 0.05 of its true value is a 3σ statement for the worst of five.
+    np.testing.assert_allclose(values, np.arange(1, 6) / 6, atol=0.05)
+    assert np.abs(values - np.arange(1, 6) / 6).max() < 0.05
+
+
+def test_q_learning_learns_the_optimal_policy():
+    learner = TDLearner(TabularQApproximator(n_state=7, n_action=2, alpha=0.1), method="Q",
+                        gamma=0.9)
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.1, seed=0)
+    agent = Agent(QBasedPolicy(learner, explorer), VectorSARTTrajectory())
+    env = RandomWalk1D(rewards=(-1.0, 1.0), seed=0)
+    run(agent, env, StopAfterEpisode(500))
+    q = learner.approximator.table
+    # Moving right (action 1) is optimal in every non-terminal state; Q*(s, right) = 0.9^(5-s).
+    assert (q[1:6].argmax(axis=1) == 1).all()
+    np.testing.assert_allclose(q[1:6, 1], 0.9 ** np.arange(4, -1, -1), atol=0.05)
+    with testmode(agent):
+        hook = run(agent, env, StopAfterEpisode(10), TotalRewardPerEpisode())
+    assert hook.rewards == [1.0] * 10
+
+
+def test_sarsa_learns_through_pre_act():
+    learner = TDLearner(TabularQApproximator(n_state=7, n_action=2, alpha=0.1), method="SARSA",
+                        gamma=0.9)
+    agent = Agent(QBasedPolicy(learner, EpsilonGreedyExplorer(epsilon_stable=0.05, seed=1)),
+                  VectorSARTTrajectory())
+    run(agent, RandomWalk1D(seed=1), StopAfterEpisode(500))
+    assert (learner.approximator.table[1:6].argmax(axis=1) == 1).all()
+
+
+def test_td_learner_validates():
+    with pytest.raises(ValueError, match="gamma"):
+        TDLearner(TabularVApproximator(n_state=3), method="TD0", gamma=1.5)
+    with pytest.raises(ValueError, match="method"):
+        TDLearner(TabularVApproximator(n_state=3), method="MC")
+    with pytest.raises(TypeError, match="TabularQApproximator"):
+        TDLearner(TabularVApproximator(n_state=3), method="Q")
