@@ -1,1 +1,27 @@
-"""rlcore (package exports are being assembled)."""
+"""rlcore: the core of ReinforcementLearning (Python).
+
+The run loop and its stages, the environment interface and traits, policies and ``Agent``,
+hooks, stop conditions, trajectories and samplers, explorers, approximators and the dispatch
+namespace. See ``DESIGN.md`` for the architecture.
+
+>>> from rlcore import run, RandomPolicy, StopAfterEpisode, TotalRewardPerEpisode
+>>> from rlenvs import RandomWalk1D
+>>> hook = run(RandomPolicy(seed=0), RandomWalk1D(), StopAfterEpisode(3), TotalRewardPerEpisode())
+>>> len(hook.rewards)
+3
+"""
+
+from rlcore.approximators import *  # noqa: F401,F403
+from rlcore.dispatch import check_ambiguities, dispatch, update
+from rlcore.envs import *  # noqa: F401,F403
+from rlcore.experiment import Experiment
+from rlcore.explorers import *  # noqa: F401,F403
+from rlcore.hooks import *  # noqa: F401,F403
+from rlcore.policies import *  # noqa: F401,F403
+from rlcore.run import run, run_loop
+from rlcore.stages import *  # noqa: F401,F403
+from rlcore.stop_conditions import *  # noqa: F401,F403
+from rlcore.trajectories import *  # noqa: F401,F403
+from rlcore.utils import make_rng, show_tree
+
+__version__ = "0.1.0"

@@ -34,7 +34,7 @@ import numpy as np
 from gymnasium import spaces
 
 from rlcore.envs.traits import (
-    FULL_ACTION_SET, GENERAL_SUM, IMPERFECT_INFORMATION, MINIMAL_ACTION_SET, OBSERVATION,
+    GENERAL_SUM, IMPERFECT_INFORMATION, MINIMAL_ACTION_SET, OBSERVATION,
     SEQUENTIAL, SINGLE_AGENT, STEP_REWARD, STOCHASTIC, ExplicitStochastic, FullActionSet,
 )
 
@@ -59,18 +59,20 @@ def check_action_in_space(action, space):
     """Raise ``ValueError`` naming ``action`` and ``space`` unless ``space`` contains ``action``."""
     if type(space) is spaces.Discrete:
         # Fast path: the run loop checks every action.
-        if isinstance(action, (int, np.integer)) and space.start <= action < space.start + space.n:
+        if (type(action) is int or isinstance(action, np.integer)) \
+                and space.start <= action < space.start + space.n:
             return
         if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu" \
                 and space.start <= int(action) < space.start + space.n:
             return
-    elif space.contains(action):
-        return
     elif isinstance(space, spaces.Box):
         arr = np.asarray(action)
-        if arr.shape == space.shape and np.can_cast(arr.dtype, space.dtype, "same_kind") \
-                and space.contains(arr.astype(space.dtype)):
+        if arr.shape == space.shape and arr.dtype.kind in "biuf" \
+                and np.can_cast(arr.dtype, space.dtype, "same_kind") \
+                and space.contains(arr.astype(space.dtype, copy=False)):
             return
+    elif space.contains(action):
+        return
     raise ValueError(f"action {action!r} is not in the action space {space}")
 
 
@@ -147,14 +149,23 @@ class AbstractEnv(abc.ABC):
         space = self.action_space(player)
         if not isinstance(space, spaces.Discrete):
             raise TypeError(f"legal_action_space_mask needs a Discrete action space, got {space}")
-        if self.ActionStyle is MINIMAL_ACTION_SET:
+        if not isinstance(self.ActionStyle, FullActionSet):
             return np.ones(space.n, dtype=bool)
         legal = self.legal_action_space(player)
-        mask = np.zeros(space.n, dtype=bool)
         if isinstance(legal, spaces.Discrete):
-            mask[legal.start - space.start:legal.start - space.start + legal.n] = True
-        else:
-            mask[np.asarray(list(legal), dtype=np.int64) - space.start] = True
+            legal = range(legal.start, legal.start + legal.n)
+        try:
+            index = np.fromiter((int(a) for a in legal), dtype=np.int64) - space.start
+        except TypeError as error:
+            raise TypeError(f"{type(self).__name__}.legal_action_space() must be a Discrete space "
+                            f"or an iterable of actions, got {legal!r}") from error
+        bad = (index < 0) | (index >= space.n)
+        if bad.any():
+            raise ValueError(f"{type(self).__name__}.legal_action_space() has actions "
+                             f"{(index[bad] + space.start).tolist()} outside the action space "
+                             f"{space}")
+        mask = np.zeros(space.n, dtype=bool)
+        mask[index] = True
         return mask
 
     def current_player(self):
@@ -180,7 +191,7 @@ class AbstractEnv(abc.ABC):
 
     def check_action(self, action, player=None):
         """Raise ``ValueError`` naming the action and the space unless ``action`` is legal now."""
-        space = self.legal_action_space(player) if self.ActionStyle is FULL_ACTION_SET \
+        space = self.legal_action_space(player) if isinstance(self.ActionStyle, FullActionSet) \
             else self.action_space(player)
         if isinstance(space, spaces.Space):
             check_action_in_space(action, space)

@@ -1,0 +1,157 @@
+"""Helpers shared by the explorers: input conversion, masks, greedy choice, validators.
+
+Values and masks arrive as lists, numpy arrays or torch tensors; each is converted once to a
+Python list, because for the 2 to 18 actions of a typical environment pure-Python ``max`` and
+``list.index`` are several times faster than numpy calls.
+"""
+
+import math
+import numbers
+
+import numpy as np
+import torch
+
+__all__ = ["as_list", "as_array", "legal_indices", "greedy_action", "greedy_set",
+           "softmax", "as_mask_array", "real_in", "non_negative_int", "positive_int", "boolean",
+           "one_of"]
+
+
+def as_list(values, name="values"):
+    """``values`` (list, tuple, 1-D numpy array or torch tensor) as a non-empty Python list."""
+    kind = type(values)
+    if kind is list:
+        out = values
+    elif kind is np.ndarray:
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got an array of shape {values.shape}")
+        out = values.tolist()
+    elif isinstance(values, torch.Tensor):
+        if values.dim() != 1:
+            raise ValueError(f"{name} must be 1-D, got a tensor of shape {tuple(values.shape)}")
+        out = values.detach().cpu().tolist()
+    else:
+        array = np.asarray(values)
+        if array.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got {values!r}")
+        out = array.tolist()
+    if not out:
+        raise ValueError(f"{name} must not be empty")
+    return out
+
+
+def as_array(values, name="values", ndim=1):
+    """``values`` as a float64 numpy array with ``ndim`` dimensions."""
+    if isinstance(values, torch.Tensor):
+        values = values.detach().cpu().numpy()
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim != ndim or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {array.shape}")
+    return array
+
+
+def legal_indices(mask, n):
+    """The indices where the boolean ``mask`` (of length ``n``) is true; at least one."""
+    flags = as_list(mask, "mask")
+    if len(flags) != n:
+        raise ValueError(f"mask has {len(flags)} entries but there are {n} action values")
+    legal = [i for i, ok in enumerate(flags) if ok]
+    if not legal:
+        raise ValueError(f"mask {flags!r} allows no action")
+    return legal
+
+
+def as_mask_array(mask, n):
+    """The boolean ``mask`` as a numpy array of length ``n`` with at least one true entry."""
+    if isinstance(mask, torch.Tensor):
+        mask = mask.detach().cpu().numpy()
+    flags = np.asarray(mask, dtype=bool)
+    if flags.shape != (n,):
+        raise ValueError(f"mask must have shape ({n},) to match the values, got {flags.shape}")
+    if not flags.any():
+        raise ValueError(f"mask {flags.tolist()!r} allows no action")
+    return flags
+
+
+def greedy_set(values, legal=None):
+    """The indices of the maximal entries of the list ``values`` among ``legal`` (all if None).
+
+    NaN entries are ignored; if every candidate is NaN, every candidate is returned.
+    """
+    candidates = range(len(values)) if legal is None else legal
+    finite = [i for i in candidates if values[i] == values[i]]
+    if not finite:
+        return list(candidates)
+    best = max(values[i] for i in finite)
+    return [i for i in finite if values[i] == best]
+
+
+def greedy_action(values, legal, rng, break_tie):
+    """An index of a maximal entry of the list ``values`` among ``legal`` (all if None).
+
+    Ties go to a uniformly random maximal entry when ``break_tie``, else to the first one.
+    """
+    if legal is not None and len(legal) != len(values):
+        return legal[greedy_action([values[i] for i in legal], None, rng, break_tie)]
+    total = sum(values)
+    if total != total:  # a NaN (or inf - inf): take the careful path
+        ties = greedy_set(values)
+        if not break_tie or len(ties) == 1:
+            return ties[0]
+        return ties[int(rng.random() * len(ties))]
+    best = max(values)
+    if not break_tie:
+        return values.index(best)
+    count = values.count(best)
+    if count == 1:
+        return values.index(best)
+    ties = [i for i, v in enumerate(values) if v == best]
+    return ties[int(rng.random() * count)]
+
+
+def softmax(values):
+    """Softmax of a 1-D float array, ``-inf`` entries getting probability 0."""
+    shifted = values - np.max(values)
+    weights = np.exp(shifted)
+    return weights / weights.sum()
+
+
+def real_in(low, high, low_open=False, high_open=False):
+    """An attrs validator: a real number in the interval from ``low`` to ``high``."""
+    left, right = "(" if low_open else "[", ")" if high_open else "]"
+
+    def check(instance, attribute, value):
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(
+            value)
+        if ok:
+            ok = (value > low if low_open else value >= low) and (
+                value < high if high_open else value <= high)
+        if not ok:
+            raise ValueError(
+                f"{attribute.name} must be a real number in {left}{low}, {high}{right}, "
+                f"got {value!r}")
+    return check
+
+
+def _int_at_least(minimum):
+    def check(instance, attribute, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+            raise ValueError(f"{attribute.name} must be an integer >= {minimum}, got {value!r}")
+    return check
+
+
+non_negative_int = _int_at_least(0)
+positive_int = _int_at_least(1)
+
+
+def boolean(instance, attribute, value):
+    """An attrs validator: a ``bool``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{attribute.name} must be a bool, got {value!r}")
+
+
+def one_of(*choices):
+    """An attrs validator: one of ``choices``."""
+    def check(instance, attribute, value):
+        if value not in choices:
+            raise ValueError(f"{attribute.name} must be one of {choices!r}, got {value!r}")
+    return check

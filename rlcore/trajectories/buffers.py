@@ -1,0 +1,520 @@
+"""Buffers: the storage behind each trace of a trajectory.
+
+After ReinforcementLearningCore.jl's ``CircularArrayBuffer`` (CircularArrayBuffers.jl) and the
+elastic and vector traces of RL.jl v0.10.
+
+Shape convention: a buffer holds elements of one fixed ``shape`` (``()`` for scalars); its storage
+``data`` has shape ``(storage_length, *shape)``, the element axis first. Indices are *logical*:
+``0`` is the oldest element held, ``-1`` the newest. ``physical(indices)`` maps logical indices to
+rows of ``data`` for vectorised gathers, ``buffer.data[buffer.physical(idx)]``.
+
+Every buffer also counts positions in the *stream* of values pushed since creation or the last
+``clear()`` (a ``pop`` takes one back): ``first_index`` is the stream position of the oldest
+element held and ``end_index`` one past the newest. Traces of a trajectory that overwrite their
+oldest elements at different times stay aligned through these stream positions.
+"""
+
+import abc
+import reprlib
+
+import numpy as np
+
+__all__ = ["AbstractBuffer", "CircularArrayBuffer", "ElasticArrayBuffer", "VectorBuffer"]
+
+_INT_TYPES = (int, bool, np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+              np.uint32, np.uint64)
+_FLOAT_TYPES = _INT_TYPES + (float, np.float16, np.float32, np.float64)
+# Python and numpy scalar types that can be stored in a scalar buffer of each dtype kind without
+# a same_kind violation: the push fast path skips np.asarray for them.
+_FAST_SCALAR_TYPES = {
+    "b": frozenset((bool, np.bool_)),
+    "i": frozenset(_INT_TYPES),
+    "u": frozenset(_INT_TYPES),
+    "f": frozenset(_FLOAT_TYPES),
+    "c": frozenset(_FLOAT_TYPES + (complex, np.complex64, np.complex128)),
+}
+
+_repr = reprlib.Repr()
+_repr.maxstring = 60
+_repr.maxother = 60
+
+
+def _short(x):
+    """A short repr of ``x`` for error messages (large arrays are summarised)."""
+    if isinstance(x, np.ndarray) and x.size > 8:
+        return f"array(shape={x.shape}, dtype={x.dtype})"
+    return _repr.repr(x)
+
+
+def _as_shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        shape = tuple(int(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be a tuple of ints, got {shape!r}") from None
+    if any(n < 0 for n in shape):
+        raise ValueError(f"shape must have non-negative sizes, got {shape!r}")
+    return shape
+
+
+def _as_capacity(capacity):
+    if not isinstance(capacity, (int, np.integer)) or isinstance(capacity, bool) or capacity < 1:
+        raise ValueError(f"capacity must be a positive int, got {capacity!r}")
+    return int(capacity)
+
+
+class AbstractBuffer(abc.ABC):
+    """Base class of buffers: an ordered sequence of elements with logical indexing.
+
+    Subclasses keep ``_len`` and implement ``push``, ``pop``, ``clear``, ``check``, ``gather`` and
+    ``_physical_unchecked``; indexing, iteration and stream positions are shared here.
+    """
+
+    __slots__ = ("_len", "_end")
+
+    # --- shared API
+    def __len__(self):
+        return self._len
+
+    @property
+    def isfull(self):
+        """Whether the next ``push`` overwrites (or, if unbounded, never: ``False``)."""
+        return False
+
+    @property
+    def first_index(self):
+        """Stream position of the oldest element held (see the module docstring)."""
+        return self._end - self._len
+
+    @property
+    def end_index(self):
+        """Stream position one past the newest element: pushes minus pops since the last clear."""
+        return self._end
+
+    def __iter__(self):
+        for i in range(self._len):
+            yield self[i]
+
+    def _logical(self, indices):
+        """Normalise logical ``indices`` (int, slice, int or bool array; negatives from the end)."""
+        n = self._len
+        if isinstance(indices, (int, np.integer)) and not isinstance(indices, bool):
+            i = int(indices)
+            if i < 0:
+                i += n
+            if not 0 <= i < n:
+                raise IndexError(f"index {indices} is out of range for a buffer of length {n}")
+            return i
+        if isinstance(indices, slice):
+            return np.arange(*indices.indices(n))
+        idx = np.asarray(indices)
+        if idx.dtype == bool:
+            if idx.shape != (n,):
+                raise IndexError(f"boolean index of shape {idx.shape} does not match a buffer of "
+                                 f"length {n}")
+            return np.flatnonzero(idx)
+        if idx.dtype.kind not in "iu":
+            raise IndexError(f"buffer indices must be ints, slices or int arrays, got "
+                             f"{_short(indices)}")
+        idx = idx.astype(np.int64, copy=False)
+        if idx.size:
+            lo, hi = idx.min(), idx.max()
+            if lo < -n or hi >= n:
+                bad = lo if lo < -n else hi
+                raise IndexError(f"index {bad} is out of range for a buffer of length {n}")
+            if lo < 0:
+                idx = np.where(idx < 0, idx + n, idx)
+        return idx
+
+    def physical(self, indices):
+        """Map logical ``indices`` (0 oldest, -1 newest; int, slice or array) to storage rows."""
+        return self._physical_unchecked(self._logical(indices))
+
+    # --- abstract
+    @abc.abstractmethod
+    def _physical_unchecked(self, indices):
+        """Storage rows of normalised (non-negative, in range) logical ``indices``."""
+
+    @abc.abstractmethod
+    def check(self, x):
+        """Return ``x`` ready to store, or raise ``ValueError``/``TypeError`` naming it."""
+
+    @abc.abstractmethod
+    def push(self, x):
+        """Append ``x`` as the newest element."""
+
+    @abc.abstractmethod
+    def pop(self):
+        """Remove and return the newest element."""
+
+    @abc.abstractmethod
+    def clear(self):
+        """Remove every element and reset the stream positions."""
+
+    @abc.abstractmethod
+    def gather(self, indices):
+        """Elements at normalised logical ``indices`` (an int array), stacked into a new array."""
+
+    @abc.abstractmethod
+    def dummy(self):
+        """A placeholder element (zeros), pushed where a trace needs a value without meaning."""
+
+
+def _init_element(buffer, shape, dtype):
+    buffer.shape = _as_shape(shape)
+    buffer.dtype = np.dtype(dtype)
+    if buffer.dtype.kind == "O":
+        raise TypeError("use VectorBuffer for arbitrary Python objects, not dtype=object")
+    buffer._fast = _FAST_SCALAR_TYPES.get(buffer.dtype.kind, frozenset()) \
+        if buffer.shape == () else frozenset()
+
+
+def _check_element(buffer, x):
+    """The slow path of ``check`` for the numpy-backed buffers."""
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"cannot store {_short(x)} in a buffer of element shape {buffer.shape} "
+                         f"and dtype {buffer.dtype}: {e}") from None
+    if arr.shape != buffer.shape:
+        raise ValueError(f"cannot store {_short(x)} (shape {arr.shape}) in a buffer of "
+                         f"element shape {buffer.shape} and dtype {buffer.dtype}")
+    if not np.can_cast(arr.dtype, buffer.dtype, casting="same_kind"):
+        raise TypeError(f"cannot store {_short(x)} (dtype {arr.dtype}) in a buffer of dtype "
+                        f"{buffer.dtype} and element shape {buffer.shape}: not a 'same_kind' cast")
+    return arr
+
+
+def _set_logical(buffer, indices, value):
+    """``buffer[indices] = value`` for the numpy-backed buffers, validated before writing."""
+    p = buffer._physical_unchecked(buffer._logical(indices))
+    if isinstance(p, int):
+        buffer.data[p] = buffer.check(value)
+        return
+    arr = np.asarray(value)
+    if not np.can_cast(arr.dtype, buffer.dtype, casting="same_kind"):
+        raise TypeError(f"cannot store {_short(value)} (dtype {arr.dtype}) in a buffer of "
+                        f"dtype {buffer.dtype}: not a 'same_kind' cast")
+    buffer.data[p] = arr
+
+
+def _dummy_element(buffer):
+    return buffer.dtype.type(0) if buffer.shape == () else np.zeros(buffer.shape, buffer.dtype)
+
+
+_CHECK_DOC = """Return ``x`` ready to store, or raise naming ``x``, the expected shape and dtype.
+
+        A value must have exactly the buffer's element ``shape`` (``ValueError`` otherwise) and a
+        dtype that casts to the buffer's under numpy's ``'same_kind'`` rule (``TypeError``
+        otherwise): int into float is fine, float into int is not.
+        """
+
+
+class CircularArrayBuffer(AbstractBuffer):
+    """A fixed-capacity ring of numpy elements; ``push`` overwrites the oldest when full.
+
+    Reference: CircularArrayBuffers.jl, the replay storage of ReinforcementLearning.jl.
+
+    Args:
+        capacity: the most elements held.
+        shape: the shape of one element (default ``()``, scalars).
+        dtype: numpy dtype of the elements (default ``float32``).
+
+    ``data`` is preallocated with shape ``(capacity, *shape)``. ``push`` validates (see
+    :meth:`check`) and is fast for Python/numpy scalars and for arrays already of the right shape
+    and dtype.
+
+    >>> b = CircularArrayBuffer(3, shape=(2,), dtype=np.float32)
+    >>> for i in range(4):
+    ...     b.push(np.full(2, i, np.float32))
+    >>> b.to_array()[:, 0].tolist(), len(b), b.isfull
+    ([1.0, 2.0, 3.0], 3, True)
+    >>> b.pop().tolist(), b[-1].tolist()
+    ([3.0, 3.0], [2.0, 2.0])
+    """
+
+    __slots__ = ("capacity", "shape", "dtype", "data", "_start", "_fast")
+
+    def __init__(self, capacity, shape=(), dtype=np.float32):
+        self.capacity = _as_capacity(capacity)
+        _init_element(self, shape, dtype)
+        self.data = np.zeros((self.capacity, *self.shape), self.dtype)
+        self._start = 0
+        self._len = 0
+        self._end = 0
+
+    def check(self, x):
+        if type(x) in self._fast or (
+                type(x) is np.ndarray and x.dtype is self.dtype and x.shape == self.shape):
+            return x
+        return _check_element(self, x)
+
+    check.__doc__ = _CHECK_DOC
+
+    def __getitem__(self, indices):
+        """Elements at logical ``indices``; an int index of a shaped buffer gives a view."""
+        return self.data[self._physical_unchecked(self._logical(indices))]
+
+    def __setitem__(self, indices, value):
+        _set_logical(self, indices, value)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.to_array()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def dummy(self):
+        """Zeros of the element shape and dtype (a numpy scalar for scalar buffers)."""
+        return _dummy_element(self)
+
+    def push(self, x):
+        """Append ``x``, overwriting the oldest element when full; unchanged on error."""
+        t = type(x)
+        if t not in self._fast and not (
+                t is np.ndarray and x.dtype is self.dtype and x.shape == self.shape):
+            x = _check_element(self, x)
+        n = self._len
+        cap = self.capacity
+        if n < cap:
+            i = self._start + n
+            if i >= cap:
+                i -= cap
+            self.data[i] = x
+            self._len = n + 1
+        else:
+            i = self._start
+            self.data[i] = x
+            i += 1
+            self._start = i if i < cap else 0
+        self._end += 1
+
+    def pop(self):
+        """Remove and return the newest element (a copy)."""
+        n = self._len
+        if n == 0:
+            raise IndexError("pop from an empty CircularArrayBuffer")
+        i = self._start + n - 1
+        if i >= self.capacity:
+            i -= self.capacity
+        x = self.data[i].copy()
+        self._len = n - 1
+        self._end -= 1
+        return x
+
+    def clear(self):
+        """Remove every element (the storage is kept)."""
+        self._start = 0
+        self._len = 0
+        self._end = 0
+
+    @property
+    def isfull(self):
+        """Whether the buffer holds ``capacity`` elements (the next push overwrites the oldest)."""
+        return self._len == self.capacity
+
+    def _physical_unchecked(self, indices):
+        if isinstance(indices, int):
+            i = self._start + indices
+            return i - self.capacity if i >= self.capacity else i
+        p = indices + self._start
+        p[p >= self.capacity] -= self.capacity
+        return p
+
+    def gather(self, indices):
+        """Elements at non-negative in-range logical ``indices`` (int array), as a new array."""
+        p = indices + self._start
+        p[p >= self.capacity] -= self.capacity
+        return self.data[p]
+
+    def to_array(self):
+        """A copy of the elements in logical order, shape ``(len, *shape)``."""
+        s, n, cap = self._start, self._len, self.capacity
+        if s + n <= cap:
+            return self.data[s:s + n].copy()
+        return np.concatenate((self.data[s:], self.data[:s + n - cap]))
+
+    def __repr__(self):
+        return (f"CircularArrayBuffer(capacity={self.capacity}, shape={self.shape}, "
+                f"dtype={self.dtype}, len={self._len})")
+
+
+class ElasticArrayBuffer(AbstractBuffer):
+    """A growing numpy buffer (amortised doubling) for episodic methods; never full.
+
+    Reference: the ``ElasticArray`` traces of ReinforcementLearning.jl (``ElasticSARTTrajectory``).
+
+    Args:
+        shape: the shape of one element (default ``()``).
+        dtype: numpy dtype of the elements (default ``float32``).
+        initial_capacity: rows preallocated before the first doubling (default 16).
+
+    >>> b = ElasticArrayBuffer(dtype=np.int64)
+    >>> for i in range(40):
+    ...     b.push(i)
+    >>> len(b), int(b[-1]), b.isfull
+    (40, 39, False)
+    """
+
+    __slots__ = ("shape", "dtype", "data", "_fast")
+
+    def __init__(self, shape=(), dtype=np.float32, initial_capacity=16):
+        _init_element(self, shape, dtype)
+        self.data = np.zeros((_as_capacity(initial_capacity), *self.shape), self.dtype)
+        self._len = 0
+        self._end = 0
+
+    def check(self, x):
+        if type(x) in self._fast or (
+                type(x) is np.ndarray and x.dtype is self.dtype and x.shape == self.shape):
+            return x
+        return _check_element(self, x)
+
+    check.__doc__ = _CHECK_DOC
+
+    def __getitem__(self, indices):
+        """Elements at logical ``indices``; an int index of a shaped buffer gives a view."""
+        return self.data[self._physical_unchecked(self._logical(indices))]
+
+    def __setitem__(self, indices, value):
+        _set_logical(self, indices, value)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.to_array()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def dummy(self):
+        """Zeros of the element shape and dtype (a numpy scalar for scalar buffers)."""
+        return _dummy_element(self)
+
+    def push(self, x):
+        """Append ``x``, doubling the storage when it is full. Unchanged on error."""
+        t = type(x)
+        if t not in self._fast and not (
+                t is np.ndarray and x.dtype is self.dtype and x.shape == self.shape):
+            x = _check_element(self, x)
+        n = self._len
+        if n == len(self.data):
+            # store first so a failing assignment leaves the old storage in place
+            grown = np.zeros((2 * n, *self.shape), self.dtype)
+            grown[n] = x
+            grown[:n] = self.data
+            self.data = grown
+        else:
+            self.data[n] = x
+        self._len = n + 1
+        self._end += 1
+
+    def pop(self):
+        """Remove and return the newest element (a copy)."""
+        n = self._len
+        if n == 0:
+            raise IndexError("pop from an empty ElasticArrayBuffer")
+        self._len = n - 1
+        self._end -= 1
+        return self.data[n - 1].copy()
+
+    def clear(self):
+        """Remove every element (the storage is kept)."""
+        self._len = 0
+        self._end = 0
+
+    def _physical_unchecked(self, indices):
+        return indices
+
+    def gather(self, indices):
+        return self.data[indices]
+
+    def to_array(self):
+        """A copy of the elements, shape ``(len, *shape)``."""
+        return self.data[:self._len].copy()
+
+    def __repr__(self):
+        return f"ElasticArrayBuffer(shape={self.shape}, dtype={self.dtype}, len={self._len})"
+
+
+class VectorBuffer(AbstractBuffer):
+    """A list of arbitrary Python objects, for ``VectorSARTTrajectory``; never full.
+
+    Args:
+        dummy: the placeholder element returned by :meth:`dummy` (default ``None``: zeros like
+            the newest element when that is a number or an array, else ``None``).
+
+    >>> b = VectorBuffer()
+    >>> b.push("a"); b.push({"x": 1})
+    >>> len(b), b[0], b[-1]
+    (2, 'a', {'x': 1})
+    """
+
+    __slots__ = ("items", "_dummy")
+
+    def __init__(self, dummy=None):
+        self.items = []
+        self._dummy = dummy
+        self._len = 0
+        self._end = 0
+
+    def check(self, x):
+        """Any object can be stored."""
+        return x
+
+    def push(self, x):
+        """Append ``x``."""
+        self.items.append(x)
+        self._len += 1
+        self._end += 1
+
+    def pop(self):
+        """Remove and return the newest element."""
+        if not self.items:
+            raise IndexError("pop from an empty VectorBuffer")
+        self._len -= 1
+        self._end -= 1
+        return self.items.pop()
+
+    def clear(self):
+        """Remove every element."""
+        self.items.clear()
+        self._len = 0
+        self._end = 0
+
+    def __getitem__(self, indices):
+        idx = self._logical(indices)
+        if isinstance(idx, int):
+            return self.items[idx]
+        return [self.items[i] for i in idx]
+
+    def __setitem__(self, indices, value):
+        idx = self._logical(indices)
+        if isinstance(idx, int):
+            self.items[idx] = value
+        else:
+            for i, v in zip(idx, value, strict=True):
+                self.items[i] = v
+
+    def _physical_unchecked(self, indices):
+        return indices
+
+    def gather(self, indices):
+        """Elements at logical ``indices`` stacked with ``np.asarray`` (object array if ragged)."""
+        picked = [self.items[i] for i in indices]
+        try:
+            return np.asarray(picked)
+        except ValueError:
+            out = np.empty(len(picked), object)
+            out[:] = picked
+            return out
+
+    def to_array(self):
+        """The elements as a numpy array (``np.asarray`` of the list)."""
+        return self.gather(range(self._len))
+
+    def dummy(self):
+        if self._dummy is not None or not self.items:
+            return self._dummy
+        last = self.items[-1]
+        if isinstance(last, (int, float, np.number, np.ndarray)) and not isinstance(last, bool):
+            return np.zeros_like(last)[()] if np.ndim(last) == 0 else np.zeros_like(last)
+        return None
+
+    def __repr__(self):
+        return f"VectorBuffer(len={self._len})"

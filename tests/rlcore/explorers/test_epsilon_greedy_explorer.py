@@ -1,0 +1,213 @@
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rlcore.explorers.epsilon_greedy_explorer import EpsilonGreedyExplorer, GreedyExplorer
+
+
+# ---- schedules, against hand-computed values of RL.jl's formulas --------------------------
+
+@pytest.mark.parametrize("step, expected", [
+    (1, 0.9), (100, 0.9),                         # warm-up: ε_init, boundary included
+    (101, 0.1 + 99 / 100 * 0.8),                  # first decay step
+    (150, 0.5),                                   # half way: 0.1 + 50/100 · 0.8
+    (199, 0.1 + 1 / 100 * 0.8),
+    (200, 0.1), (201, 0.1), (10_000, 0.1),       # warmup + decay and after: ε_stable
+])
+def test_linear_schedule(step, expected):
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.1, epsilon_init=0.9, warmup_steps=100,
+                                     decay_steps=100, step=step)
+    assert explorer.epsilon == pytest.approx(expected, abs=1e-12)
+    assert explorer.get_epsilon() == explorer.epsilon
+    assert explorer.epsilon_at(step) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("step, expected", [
+    (1, 0.9), (100, 0.9),
+    (101, 0.1 + 0.8 * math.exp(-1 / 100)),
+    (150, 0.1 + 0.8 * math.exp(-0.5)),
+    (200, 0.1 + 0.8 * math.exp(-1.0)),
+    (1100, 0.1 + 0.8 * math.exp(-10.0)),
+])
+def test_exp_schedule(step, expected):
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.1, kind="exp", epsilon_init=0.9,
+                                     warmup_steps=100, decay_steps=100, step=step)
+    assert explorer.epsilon == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["linear", "exp"])
+def test_no_decay_steps_jumps_to_stable_after_warmup(kind):
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.2, kind=kind, warmup_steps=3)
+    assert [explorer.epsilon_at(t) for t in (1, 3, 4, 100)] == [1.0, 1.0, 0.2, 0.2]
+
+
+def test_each_training_call_advances_the_step_and_uses_the_current_epsilon():
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.1, decay_steps=10, seed=0)
+    for k in range(1, 15):
+        explorer([0.0, 1.0])
+        assert explorer.step == 1 + k
+        assert explorer.epsilon == pytest.approx(explorer.epsilon_at(1 + k))
+    # ε of the step *before* the increment is used: ε = 0 at step 1, then ε = 1.
+    firsts, seconds = [], []
+    for seed in range(200):
+        explorer = EpsilonGreedyExplorer(epsilon_stable=1.0, epsilon_init=0.0, warmup_steps=1,
+                                         seed=seed)
+        firsts.append(explorer([0.0, 1.0]))
+        seconds.append(explorer([0.0, 1.0]))
+    assert set(firsts) == {1}
+    assert set(seconds) == {0, 1}
+
+
+# ---- sampling agrees with prob -----------------------------------------------------------
+
+@pytest.mark.parametrize("mask", [None, [True, True, False, True]])
+def test_frequencies_match_prob(assert_frequencies, mask):
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.3, epsilon_init=0.3, seed=1)
+    values = np.array([1.0, 3.0, 3.0, 0.0])
+    probs = explorer.prob(values, mask)
+    if mask is None:
+        np.testing.assert_allclose(probs, [0.075, 0.075 + 0.35, 0.075 + 0.35, 0.075])
+    else:  # the greedy set is {1}: legal maxima only
+        np.testing.assert_allclose(probs, [0.1, 0.1 + 0.7, 0.0, 0.1])
+    assert probs.sum() == pytest.approx(1.0)
+    assert_frequencies(lambda: explorer(values, mask), probs)
+
+
+def test_frequencies_without_tie_breaking(assert_frequencies):
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.4, epsilon_init=0.4, is_break_tie=False,
+                                     seed=2)
+    values = [0.0, 5.0, 5.0]
+    probs = explorer.prob(values)
+    np.testing.assert_allclose(probs, [0.4 / 3, 0.4 / 3 + 0.6, 0.4 / 3])
+    assert_frequencies(lambda: explorer(values), probs)
+
+
+def test_ties_are_broken_uniformly(assert_frequencies):
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.0, epsilon_init=0.0, seed=3)
+    values = [2.0, 1.0, 2.0, 2.0]
+    np.testing.assert_allclose(explorer.prob(values), [1 / 3, 0, 1 / 3, 1 / 3])
+    assert_frequencies(lambda: explorer(values), [1 / 3, 0, 1 / 3, 1 / 3])
+
+
+def test_mask_is_respected():
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.5, epsilon_init=0.5, seed=4)
+    values = np.array([9.0, 1.0, 2.0, 9.0])
+    mask = np.array([False, True, True, False])
+    actions = {explorer(values, mask) for _ in range(2000)}
+    assert actions == {1, 2}
+    probs = explorer.prob(values, mask)
+    assert probs[0] == probs[3] == 0.0
+    np.testing.assert_allclose(probs, [0, 0.25, 0.75, 0])
+
+
+def test_nan_values_are_never_greedy():
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.0, epsilon_init=0.0, seed=5)
+    assert {explorer([np.nan, 1.0, 0.5]) for _ in range(200)} == {1}
+    assert {explorer([1.0, np.nan]) for _ in range(200)} == {0}
+    np.testing.assert_allclose(explorer.prob([np.nan, 1.0]), [0.0, 1.0])
+    assert {explorer([np.nan, np.nan]) for _ in range(200)} == {0, 1}  # all NaN: random
+
+
+def test_values_as_list_array_or_tensor_give_the_same_actions():
+    values = [0.3, 0.1, 0.3, 0.2]
+    runs = []
+    for converted in (values, np.array(values), torch.tensor(values, requires_grad=True)):
+        explorer = EpsilonGreedyExplorer(epsilon_stable=0.2, decay_steps=50, seed=6)
+        runs.append([explorer(converted) for _ in range(100)])
+    assert runs[0] == runs[1] == runs[2]
+    mask = torch.tensor([False, True, True, True])
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.0, epsilon_init=0.0, seed=7)
+    assert explorer(torch.tensor(values), mask) == 2
+
+
+def test_reproducible_with_seed_and_rng():
+    def actions(**kwargs):
+        explorer = EpsilonGreedyExplorer(epsilon_stable=0.5, **kwargs)
+        return [explorer([0.0, 0.0, 1.0]) for _ in range(200)]
+    assert actions(seed=11) == actions(seed=11)
+    assert actions(seed=11) != actions(seed=12)
+    assert actions(rng=np.random.default_rng(11)) == actions(seed=11)
+    with pytest.raises(ValueError, match="rng or seed"):
+        EpsilonGreedyExplorer(epsilon_stable=0.1, rng=np.random.default_rng(), seed=1)
+
+
+# ---- test mode ----------------------------------------------------------------------------
+
+def test_test_mode_is_greedy_and_does_not_advance():
+    explorer = EpsilonGreedyExplorer(epsilon_stable=1.0, step=7, seed=8)
+    explorer.is_training = False
+    assert explorer.epsilon == 0.0
+    assert {explorer([0.0, 2.0, 1.0]) for _ in range(500)} == {1}
+    assert explorer.step == 7
+    np.testing.assert_allclose(explorer.prob([0.0, 2.0, 1.0]), [0, 1, 0])
+    # ties are still broken at random in test mode
+    assert {explorer([2.0, 2.0, 1.0]) for _ in range(500)} == {0, 1}
+    explorer.is_training = True
+    assert explorer.epsilon == 1.0
+    explorer([0.0, 1.0])
+    assert explorer.step == 8
+
+
+# ---- validation -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    (dict(epsilon_stable=1.5), "epsilon_stable.*\\[0, 1\\].*1.5"),
+    (dict(epsilon_stable=-0.1), "epsilon_stable.*-0.1"),
+    (dict(epsilon_stable=0.1, epsilon_init=2), "epsilon_init.*2"),
+    (dict(epsilon_stable=float("nan")), "epsilon_stable"),
+    (dict(epsilon_stable=0.1, decay_steps=-1), "decay_steps.*>= 0.*-1"),
+    (dict(epsilon_stable=0.1, warmup_steps=2.5), "warmup_steps.*2.5"),
+    (dict(epsilon_stable=0.1, step=-3), "step.*-3"),
+    (dict(epsilon_stable=0.1, kind="cosine"), "kind.*cosine"),
+])
+def test_bad_hyper_parameters_raise(kwargs, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        EpsilonGreedyExplorer(**kwargs)
+
+
+def test_bad_values_and_masks_raise():
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.1, seed=0)
+    with pytest.raises(ValueError, match="mask has 3 entries"):
+        explorer([0.0, 1.0], [True, False, True])
+    with pytest.raises(ValueError, match="allows no action"):
+        explorer([0.0, 1.0], [False, False])
+    with pytest.raises(ValueError, match="1-D"):
+        explorer(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="empty"):
+        explorer([])
+
+
+# ---- GreedyExplorer -------------------------------------------------------------------------
+
+def test_greedy_explorer(assert_frequencies):
+    explorer = GreedyExplorer(seed=0)
+    assert explorer([0.0, 3.0, 1.0]) == 1
+    assert explorer([5.0, 3.0, 1.0], [False, True, True]) == 1
+    np.testing.assert_allclose(explorer.prob([1.0, 3.0, 3.0]), [0, 0.5, 0.5])
+    np.testing.assert_allclose(explorer.prob([1.0, 3.0, 3.0], [True, True, False]), [0, 1, 0])
+    assert_frequencies(lambda: explorer([3.0, 1.0, 3.0]), [0.5, 0, 0.5])
+    first = GreedyExplorer(is_break_tie=False)
+    assert {first([3.0, 1.0, 3.0]) for _ in range(100)} == {0}
+    np.testing.assert_allclose(first.prob([3.0, 1.0, 3.0]), [1, 0, 0])
+
+
+# ---- properties over random inputs ----------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.integers(-3, 3).map(float), min_size=1, max_size=8),
+       epsilon=st.floats(0, 1), data=st.data())
+def test_prob_is_a_distribution_on_legal_actions(values, epsilon, data):
+    mask = data.draw(st.lists(st.booleans(), min_size=len(values), max_size=len(values))
+                     .filter(any))
+    explorer = EpsilonGreedyExplorer(epsilon_stable=epsilon, epsilon_init=epsilon, seed=0)
+    probs = explorer.prob(values, mask)
+    assert probs.sum() == pytest.approx(1.0)
+    assert np.all(probs[~np.array(mask)] == 0)
+    assert mask[explorer(values, mask)]
+    best = max(v for v, m in zip(values, mask) if m)
+    legal_best = [i for i, (v, m) in enumerate(zip(values, mask)) if m and v == best]
+    assert all(probs[i] == pytest.approx(probs[legal_best[0]]) for i in legal_best)
