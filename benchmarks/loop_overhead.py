@@ -5,7 +5,7 @@
 In one process, for each repeat (in turn, so machine drift hits all three alike):
   (a) a hand-written Gymnasium loop with random actions that sums the reward of each episode,
   (b) run(RandomPolicy, GymEnv, StopAfterStep, TotalRewardPerEpisode),
-  (c) the same with an Agent recording into a CircularArraySARTTrajectory.
+  (c) the same with an Agent recording into a CircularArraySARTTrajectory of capacity 10,000.
 Prints steps per second and the ratios (b)/(a) and (c)/(a), median over the repeats. Targets:
 (b)/(a) >= 0.5 and (c)/(a) >= 0.35. It also times BatchSampler drawing 64 transitions from a full
 1,000,000-transition trajectory.
@@ -46,7 +46,8 @@ def through_run(n_steps, seed, with_agent):
     env = GymEnv("CartPole-v1", seed=seed)
     policy = RandomPolicy(seed=seed)
     if with_agent:
-        policy = Agent(policy, CircularArraySARTTrajectory(capacity=n_steps,
+        # A capacity well below n_steps: the ring wraps and the overwrite path is measured.
+        policy = Agent(policy, CircularArraySARTTrajectory(capacity=10_000,
                                                            state=((4,), np.float32)))
     start = time.perf_counter()
     run(policy, env, StopAfterStep(n_steps), TotalRewardPerEpisode())

@@ -12,16 +12,16 @@ namespace. See ``DESIGN.md`` for the architecture.
 """
 
 from rlcore.approximators import *  # noqa: F401,F403
-from rlcore.dispatch import check_ambiguities, dispatch, update
+from rlcore.dispatch import check_ambiguities, dispatch, update  # noqa: F401
 from rlcore.envs import *  # noqa: F401,F403
-from rlcore.experiment import Experiment
+from rlcore.experiment import Experiment  # noqa: F401
 from rlcore.explorers import *  # noqa: F401,F403
 from rlcore.hooks import *  # noqa: F401,F403
 from rlcore.policies import *  # noqa: F401,F403
-from rlcore.run import run, run_loop
+from rlcore.run import run, run_loop  # noqa: F401
 from rlcore.stages import *  # noqa: F401,F403
 from rlcore.stop_conditions import *  # noqa: F401,F403
 from rlcore.trajectories import *  # noqa: F401,F403
-from rlcore.utils import make_rng, show_tree
+from rlcore.utils import make_rng, sample_space, show_tree  # noqa: F401
 
 __version__ = "0.1.0"

@@ -99,10 +99,16 @@ class ComposedHook(AbstractHook):
 
 @attrs.define
 class StepsPerEpisode(AbstractHook):
-    """Records the number of steps of each finished episode in ``steps``."""
+    """Records the number of steps of each finished episode in ``steps``; ``count`` is the
+    number of steps of the current episode so far."""
 
     steps: list = attrs.field(factory=list)
     count: int = 0
+
+
+@dispatch(StepsPerEpisode, PreEpisodeStage, object, object)
+def on_stage(hook, stage, policy, env):  # noqa: F811
+    hook.count = 0  # an episode cut by the end of an earlier run is not continued
 
 
 @dispatch(StepsPerEpisode, PostActStage, object, object)
@@ -138,7 +144,8 @@ def on_stage(hook, stage, policy, env):  # noqa: F811
 
 @attrs.define
 class TotalRewardPerEpisode(AbstractHook):
-    """Records the undiscounted return of each finished episode in ``rewards``.
+    """Records the undiscounted return of each finished episode in ``rewards``; ``reward`` is the
+    return of the current episode so far (complete when a stop condition sees the episode end).
 
     With ``display_on_exit=True`` it prints a one-line summary when the experiment ends.
     """
@@ -146,6 +153,11 @@ class TotalRewardPerEpisode(AbstractHook):
     rewards: list = attrs.field(factory=list)
     reward: float = 0.0
     display_on_exit: bool = False
+
+
+@dispatch(TotalRewardPerEpisode, PreEpisodeStage, object, object)
+def on_stage(hook, stage, policy, env):  # noqa: F811
+    hook.reward = 0.0  # an episode cut by the end of an earlier run is not continued
 
 
 @dispatch(TotalRewardPerEpisode, PostActStage, object, object)
@@ -268,3 +280,66 @@ class DoOnExit(AbstractHook):
 @dispatch(DoOnExit, PostExperimentStage, object, object)
 def on_stage(hook, stage, policy, env):  # noqa: F811
     hook.f(policy, env)
+
+
+@attrs.define
+class EvaluateEveryNStep(AbstractHook):
+    """Every ``n`` training steps, runs the policy in test mode on its own ``env`` for
+    ``n_episodes`` episodes with its own ``run``, and records the mean return.
+
+    The RL.jl way of evaluating: ``DoEveryNStep((t, agent, env) -> run(agent.policy, test_env,
+    StopAfterEpisode(n), TotalRewardPerEpisode()))`` inside ``testmode``. An ``Agent``'s inner
+    policy is run, so evaluation never writes into the agent's trajectory; explorers are greedy
+    and torch modules in eval mode during it. ``steps[i]`` is the training step of the ``i``-th
+    evaluation, ``returns[i]`` its mean return, ``seconds`` the wall time spent evaluating (so
+    callers can subtract it from training time); ``verbose=True`` prints each result.
+
+    Keyword arguments: ``env`` (required, not the training env), ``n=1000``, ``n_episodes=10``,
+    ``verbose=False``.
+
+    >>> from rlcore import RandomPolicy, StopAfterStep, run
+    >>> from rlenvs import RandomWalk1D
+    >>> hook = run(RandomPolicy(seed=0), RandomWalk1D(), StopAfterStep(20),
+    ...            EvaluateEveryNStep(RandomWalk1D(), n=10, n_episodes=2))
+    >>> hook.steps
+    [10, 20]
+    """
+
+    env: object
+    n: int = attrs.field(default=1000, validator=_positive)
+    n_episodes: int = attrs.field(default=10, validator=_positive)
+    verbose: bool = False
+    steps: list = attrs.field(factory=list)
+    returns: list = attrs.field(factory=list)
+    seconds: float = 0.0
+    t: int = 0
+
+    def evaluate(self, policy):
+        """Run ``policy`` (an ``Agent``'s inner policy) in test mode; return the mean return."""
+        from rlcore.policies.agent import Agent
+        from rlcore.policies.mode import testmode
+        from rlcore.run import run
+        from rlcore.stop_conditions import StopAfterEpisode
+
+        inner = policy.policy if isinstance(policy, Agent) else policy
+        start = time.perf_counter()
+        with testmode(inner):
+            totals = run(inner, self.env, StopAfterEpisode(self.n_episodes),
+                         TotalRewardPerEpisode()).rewards
+        self.seconds += time.perf_counter() - start
+        return sum(totals) / len(totals)
+
+
+@dispatch(EvaluateEveryNStep, PostActStage, object, object)
+def on_stage(hook, stage, policy, env):  # noqa: F811
+    hook.t += 1
+    if hook.t % hook.n == 0:
+        mean = hook.evaluate(policy)
+        hook.steps.append(hook.t)
+        hook.returns.append(mean)
+        if hook.verbose:
+            print(f"step {hook.t}: mean return {mean:.2f} over {hook.n_episodes} test episodes",
+                  flush=True)
+
+
+__all__.append("EvaluateEveryNStep")

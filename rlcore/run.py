@@ -66,6 +66,9 @@ def run_loop(policy, env, stop_condition, hook):
     is_stop = False
     while not is_stop:
         env.reset()
+        if env.is_terminated() or env.is_truncated():
+            raise RuntimeError(f"{env!r} is already over right after reset(); an episode needs "
+                               "at least one step")
         update(policy, env, PRE_EPISODE_STAGE)
         hook(PRE_EPISODE_STAGE, policy, env)
         while not (env.is_terminated() or env.is_truncated()):

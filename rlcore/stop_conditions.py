@@ -153,8 +153,13 @@ class StopAfterNoImprovement(AbstractStopCondition):
     """Stop when ``fn()`` has not improved on its best value by more than ``delta`` for
     ``patience`` consecutive episodes.
 
-    ``fn`` (no arguments, higher is better) is evaluated at the end of every episode, e.g. a
-    closure over a :class:`TotalRewardPerEpisode` hook's last return.
+    ``fn`` (no arguments, higher is better) is evaluated at the end of every episode. To stop on
+    the episode return, close over a :class:`TotalRewardPerEpisode` hook's running ``reward``,
+    which is complete when the stop condition sees the episode end (its ``rewards`` list gets
+    the episode only afterwards, at ``PostEpisodeStage``)::
+
+        total = TotalRewardPerEpisode()
+        run(policy, env, StopAfterNoImprovement(lambda: total.reward, patience=10), total)
     """
 
     fn: object

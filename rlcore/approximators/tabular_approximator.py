@@ -49,15 +49,20 @@ class _Table:
     """The shared step-size logic: a constant ``alpha`` or a per-entry schedule ``alpha(n)``."""
 
     def _step_size(self, index):
+        """The step size of the next update of ``index``; :meth:`_count` records that update."""
         alpha = self.alpha
         if not callable(alpha):
             return alpha
-        self.counts[index] += 1
-        step_size = float(alpha(int(self.counts[index])))
+        n = int(self.counts[index]) + 1
+        step_size = float(alpha(n))
         if not 0 < step_size <= 1:
             raise ValueError(f"the step-size schedule gave alpha={step_size!r} for update "
-                             f"{int(self.counts[index])}; expected a value in (0, 1]")
+                             f"{n}; expected a value in (0, 1]")
         return step_size
+
+    def _count(self, index):
+        if callable(self.alpha):
+            self.counts[index] += 1
 
 
 @attrs.define(eq=False)
@@ -106,6 +111,7 @@ def update(app, correction):
     s = app._state(s)
     delta = finite_real(delta, "delta", "TabularVApproximator")
     app.table[s] += app._step_size(s) * delta
+    app._count(s)
 
 
 @attrs.define(eq=False)
@@ -161,6 +167,7 @@ def update(app, correction):  # noqa: F811
         index = (app._state(s), app._action(a))
         delta = finite_real(delta, "delta", app._owner)
         app.table[index] += app._step_size(index) * delta
+        app._count(index)
     elif isinstance(correction, tuple) and len(correction) == 2:
         s, deltas = correction
         s = app._state(s)
@@ -170,6 +177,8 @@ def update(app, correction):  # noqa: F811
                              f"got {correction[1]!r}")
         steps = np.array([app._step_size((s, a)) for a in range(app.n_action)])
         app.table[s] += steps * deltas
+        for a in range(app.n_action):
+            app._count((s, a))
     else:
         raise TypeError(f"update(TabularQApproximator, correction) needs (state, action, delta) "
                         f"or (state, deltas), got {correction!r}")

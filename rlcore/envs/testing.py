@@ -34,7 +34,7 @@ from rlcore.envs.traits import (
     FULL_ACTION_SET, IDENTICAL_UTILITY, MINIMAL_ACTION_SET, SIMULTANEOUS,
     TERMINAL_REWARD, ZERO_SUM, ExplicitStochastic, MultiAgent, SingleAgent,
 )
-from rlcore.utils.random import make_rng
+from rlcore.utils.random import make_rng, sample_space
 
 __all__ = ["EnvInterfaceError", "test_interfaces", "test_runnable"]
 
@@ -135,42 +135,6 @@ def _is_nan(value):
     return isinstance(value, (float, np.floating)) and math.isnan(value)
 
 
-def _sample_space(space, rng):
-    """A random element of a Gymnasium ``space`` drawn with ``rng`` (not the space's own RNG)."""
-    if isinstance(space, spaces.Discrete):
-        return int(space.start) + int(rng.integers(space.n))
-    if isinstance(space, spaces.Box):
-        low, high = space.low, space.high
-        if np.issubdtype(space.dtype, np.integer):
-            info = np.iinfo(np.int64)
-            lo = np.clip(low, info.min, info.max - 1).astype(np.int64)
-            hi = np.clip(high, info.min, info.max - 1).astype(np.int64)
-            return rng.integers(lo, hi, endpoint=True).astype(space.dtype)
-        low, high = low.astype(np.float64), high.astype(np.float64)
-        bounded_low, bounded_high = np.isfinite(low), np.isfinite(high)
-        sample = np.where(bounded_low & bounded_high,
-                          rng.uniform(np.where(bounded_low, low, 0.0),
-                                      np.where(bounded_high, high, 1.0)),
-                          rng.standard_normal(space.shape))
-        sample = np.where(bounded_low & ~bounded_high, low + rng.exponential(size=space.shape),
-                          sample)
-        sample = np.where(~bounded_low & bounded_high, high - rng.exponential(size=space.shape),
-                          sample)
-        return np.clip(sample.astype(space.dtype), space.low, space.high)
-    if isinstance(space, spaces.MultiDiscrete):
-        return (space.start + rng.integers(space.nvec)).astype(space.dtype)
-    if isinstance(space, spaces.MultiBinary):
-        return rng.integers(2, size=space.shape).astype(space.dtype)
-    if isinstance(space, spaces.Tuple):
-        return tuple(_sample_space(s, rng) for s in space.spaces)
-    if isinstance(space, spaces.Dict):
-        return {key: _sample_space(s, rng) for key, s in space.spaces.items()}
-    # Any other space: a private copy seeded from rng, so the env's space is left untouched.
-    private = copy.deepcopy(space)
-    private.seed(int(rng.integers(2**31 - 1)))
-    return private.sample()
-
-
 def _out_of_space(space, rng):
     """Values that are certainly not in ``space`` (an empty list when none can be built)."""
     if isinstance(space, spaces.Discrete):
@@ -178,7 +142,7 @@ def _out_of_space(space, rng):
     if isinstance(space, spaces.Box):
         finite = np.flatnonzero(np.isfinite(space.high))
         if finite.size and np.issubdtype(space.dtype, np.floating):
-            bad = np.asarray(_sample_space(space, rng)).copy()
+            bad = np.asarray(sample_space(space, rng)).copy()
             index = np.unravel_index(finite[0], space.shape)
             bad[index] = space.high[index] + max(1.0, abs(float(space.high[index])))
             if np.isfinite(bad[index]):
@@ -189,7 +153,7 @@ def _out_of_space(space, rng):
     if isinstance(space, spaces.MultiBinary):
         return [np.full(space.shape, 2, dtype=space.dtype)]
     if isinstance(space, spaces.Tuple) and space.spaces:
-        return [(bad,) + tuple(_sample_space(s, rng) for s in space.spaces[1:])
+        return [(bad,) + tuple(sample_space(s, rng) for s in space.spaces[1:])
                 for bad in _out_of_space(space.spaces[0], rng)[:1]]
     return []
 
@@ -306,7 +270,7 @@ def _legal_actions(env, where):
         outside = sorted(a for a in legal_ints if not action_space.contains(a))
     elif isinstance(legal, spaces.Space):
         legal_ints = None
-        outside = [a for a in (_sample_space(legal, np.random.default_rng(0)) for _ in range(8))
+        outside = [a for a in (sample_space(legal, np.random.default_rng(0)) for _ in range(8))
                    if not _contains(action_space, a)]
     else:
         try:
@@ -347,7 +311,7 @@ def _choose_action(env, players, rng, where):
         if probabilities is not None and isinstance(legal, spaces.Discrete) \
                 and len(probabilities) == legal.n:
             return int(legal.start) + int(rng.choice(legal.n, p=probabilities))
-        return _sample_space(legal, rng)
+        return sample_space(legal, rng)
     legal = list(legal)
     if not legal:
         _fail(env, "legal_action_space()", "is empty while the episode is not over", where, legal)

@@ -1,13 +1,11 @@
 """``RandomPolicy``: uniformly random legal actions."""
 
-import copy
-
 import numpy as np
 from gymnasium import spaces
 
 from rlcore.envs.traits import FullActionSet
 from rlcore.policies.base import AbstractPolicy
-from rlcore.utils.random import make_rng
+from rlcore.utils.random import make_rng, sample_space
 
 __all__ = ["RandomPolicy"]
 
@@ -35,7 +33,6 @@ class RandomPolicy(AbstractPolicy):
         self.rng = make_rng(rng, seed)
         self._uniform = self.rng.random(_BLOCK)
         self._next = 0
-        self._seeded_spaces = {}
 
     def _u(self):
         # Uniform draws come in blocks: one Generator call per 1024 actions keeps the hot path cheap
@@ -58,19 +55,7 @@ class RandomPolicy(AbstractPolicy):
             space = env.action_space()
         if type(space) is spaces.Discrete:
             return int(space.start) + int(self._u() * space.n)
-        return self._sample(space)
-
-    def _sample(self, space):
-        if isinstance(space, spaces.Box) and space.is_bounded("both"):
-            return self.rng.uniform(space.low, space.high).astype(space.dtype)
-        sampler = self._seeded_spaces.get(id(space))
-        if sampler is None:
-            # Sample from a private copy seeded from our rng: the environment's space and any
-            # global random state stay untouched.
-            sampler = copy.deepcopy(space)
-            sampler.seed(int(self.rng.integers(2**31)))
-            self._seeded_spaces[id(space)] = sampler
-        return sampler.sample()
+        return sample_space(space, self.rng)
 
     def prob(self, env):
         """Uniform probabilities over the (legal) discrete actions."""

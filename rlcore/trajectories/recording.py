@@ -71,7 +71,9 @@ def update(trajectory, policy, env, stage):  # noqa: F811
 
 @dispatch(AbstractTrajectory, AbstractPolicy, AbstractEnv, PreActStage, object)
 def update(trajectory, policy, env, stage, action):  # noqa: F811
-    """Push the current state and the chosen action."""
+    """Push the current state and the chosen action (checked against the env first, so an
+    illegal action raises ``ValueError`` naming the space and records nothing)."""
+    env.check_action(action)
     traces = trajectory.traces
     state_trace, action_trace = traces["state"], traces["action"]
     s = state_trace.check(env.state())

@@ -124,7 +124,7 @@ def _draw(traces, batch_size, rng):
         absolute[bad] = rng.integers(lo, hi, size=int(bad.sum()))
         bad = _is_padding(traces, absolute)
         redraws += 1
-    return absolute, None
+    return absolute, None, None
 
 
 def _draw_prioritized(traces, tree, batch_size, rng, lo, hi):
@@ -134,26 +134,30 @@ def _draw_prioritized(traces, tree, batch_size, rng, lo, hi):
     excluded = np.concatenate((np.arange(tree.first_index, min(lo, tree.end_index)),
                                np.arange(max(hi, tree.first_index), tree.end_index)))
     excluded -= tree.first_index
+    # The sampling probability of a drawn step is its priority over the total it was drawn from
+    # (excluded steps not counted).
     if len(excluded) == 0:
         logical, priorities = tree.sample(rng, batch_size)
+        total = tree.total
     else:
         saved = tree.gather(excluded)
         max_priority = tree.max_priority
         tree.update(excluded, np.zeros(len(excluded)))
         try:
             logical, priorities = tree.sample(rng, batch_size)
+            total = tree.total
         finally:
             tree.update(excluded, saved)
             tree.max_priority = max_priority
-    return logical + tree.first_index, priorities
+    return logical + tree.first_index, priorities, total
 
 
-def _finish(batch, traces, absolute, priorities, device):
+def _finish(batch, traces, absolute, priorities, total, device):
     if priorities is not None:
         reward = traces["reward"]
         batch["indices"] = absolute - reward.first_index
         batch["priorities"] = priorities.astype(np.float32)
-        batch["probabilities"] = (priorities / traces["priority"].total).astype(np.float32)
+        batch["probabilities"] = (priorities / total).astype(np.float32)
     return batch if device is None else batch.to(device)
 
 
@@ -204,14 +208,14 @@ class BatchSampler:
     def sample(self, trajectory):
         """A :class:`Batch` of ``batch_size`` transitions of ``trajectory``."""
         traces = trajectory.traces
-        absolute, priorities = _draw(traces, self.batch_size, self.rng)
+        absolute, priorities, total = _draw(traces, self.batch_size, self.rng)
         batch = _sart(traces, absolute, absolute + 1)
         batch["reward"] = _gather(traces["reward"], absolute)
         batch["terminal"] = _gather(traces["terminal"], absolute)
         truncated = traces.get("truncated")
         if truncated is not None:
             batch["truncated"] = _gather(truncated, absolute)
-        return _finish(batch, traces, absolute, priorities, self.device)
+        return _finish(batch, traces, absolute, priorities, total, self.device)
 
     __call__ = sample
 
@@ -266,7 +270,7 @@ class NStepBatchSampler:
     def sample(self, trajectory):
         """A :class:`Batch` of ``batch_size`` n-step transitions of ``trajectory``."""
         traces = trajectory.traces
-        absolute, priorities = _draw(traces, self.batch_size, self.rng)
+        absolute, priorities, total = _draw(traces, self.batch_size, self.rng)
         _, hi = _valid_range(traces)
         reward_trace, terminal_trace = traces["reward"], traces["terminal"]
         truncated_trace = traces.get("truncated")
@@ -300,7 +304,7 @@ class NStepBatchSampler:
         batch["terminal"] = terminal
         batch["truncated"] = truncated
         batch["discount"] = np.power(self.gamma, steps).astype(np.float32)
-        return _finish(batch, traces, absolute, priorities, self.device)
+        return _finish(batch, traces, absolute, priorities, total, self.device)
 
     __call__ = sample
 

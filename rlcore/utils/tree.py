@@ -8,6 +8,8 @@ import numpy as np
 __all__ = ["show_tree"]
 
 _LEAF_TYPES = (str, bytes, numbers.Number, type(None), bool)
+_OPAQUE_PACKAGES = frozenset({"gymnasium", "torch", "numpy", "pettingzoo", "ale_py", "matplotlib",
+                              "stable_baselines3", "tianshou"})
 
 
 def _children(obj):
@@ -18,7 +20,9 @@ def _children(obj):
         return [(f"[{i}]", x) for i, x in enumerate(obj)]
     if isinstance(obj, dict):
         return [(str(k), v) for k, v in obj.items()]
-    if hasattr(obj, "__dict__") and not callable(getattr(obj, "forward", None)):
+    if hasattr(obj, "__dict__") and type(obj).__module__.split(".")[0] not in _OPAQUE_PACKAGES:
+        # Other classes show their public attributes; objects of the big libraries (a Gymnasium
+        # env with its wrappers, a torch optimizer) are leaves shown by their repr.
         return [(k, v) for k, v in vars(obj).items() if not k.startswith("_")]
     return []
 
@@ -53,8 +57,9 @@ def _label(obj):
 def show_tree(obj, name=None, max_depth=8, max_children=20):
     """Return a text tree of ``obj``'s components and parameters.
 
-    attrs classes show their fields; other objects their public attributes; numpy arrays and
-    torch modules a one-line summary.
+    attrs classes show their fields; other objects their public attributes, except those of big
+    libraries (Gymnasium, torch, numpy, ...), shown by their repr; numpy arrays and torch modules
+    get a one-line summary.
 
     >>> from rlcore.hooks import StepsPerEpisode
     >>> print(show_tree(StepsPerEpisode(), name="hook"))

@@ -26,3 +26,12 @@ def test_experiment_validates():
         Experiment(RandomPolicy(), "CartPole-v1", StopAfterEpisode(1))
     with pytest.raises(TypeError, match="no further arguments"):
         run(Experiment(RandomPolicy(), LineEnv(), StopAfterEpisode(1)), LineEnv())
+
+
+def test_tree_of_a_gym_experiment_is_short_and_names_the_env():
+    from rlenvs import GymEnv
+
+    text = str(Experiment(RandomPolicy(seed=0), GymEnv("CartPole-v1", seed=0),
+                          StopAfterEpisode(1)))
+    assert "CartPole-v1" in text
+    assert len(text.splitlines()) < 20

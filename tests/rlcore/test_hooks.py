@@ -30,6 +30,15 @@ def test_unfinished_episode_is_not_counted_as_finished():
     assert total.rewards == [3.0]
 
 
+def test_an_episode_cut_by_one_run_is_not_continued_by_the_next():
+    steps, total = StepsPerEpisode(), TotalRewardPerEpisode()
+    env = LineEnv(length=3)
+    run(RandomPolicy(seed=0), env, StopAfterStep(5), steps + total)
+    run(RandomPolicy(seed=0), env, StopAfterEpisode(1), steps + total)
+    assert steps.steps == [3, 3]
+    assert total.rewards == [3.0, 3.0]
+
+
 def test_composed_hook_flattens_and_keeps_order():
     a, b, c = StepsPerEpisode(), TotalRewardPerEpisode(), EmptyHook()
     hook = (a + b) + c

@@ -118,3 +118,8 @@ def test_an_illegal_action_raises_and_names_the_action():
     with pytest.raises(ValueError, match="7"):
         run(BadPolicy(), env, StopAfterStep(1))
     assert env.position == 0
+
+
+def test_an_env_that_is_over_after_reset_raises_instead_of_hanging():
+    with pytest.raises(RuntimeError, match="already over right after reset"):
+        run(RecordingPolicy(), LineEnv(length=0), StopAfterStep(3))

@@ -86,11 +86,12 @@ def test_stop_after_no_improvement():
 
 def test_stop_after_no_improvement_with_reward_hook():
     total = TotalRewardPerEpisode()
-    stop = StopAfterNoImprovement(lambda: total.rewards[-1] if total.rewards else 0.0, patience=3)
-    # The hook is called after the stop condition at the end of an episode, so fn sees the
-    # previous episode's return: constant returns stop after patience + 2 episodes.
+    stop = StopAfterNoImprovement(lambda: total.reward, patience=3)
+    # The running return is complete when the stop condition sees the episode end: constant
+    # returns of 2.0 set the best at episode 1, then 3 stale episodes stop the run.
     run(RandomPolicy(seed=0), LineEnv(length=2), stop, total)
-    assert len(total.rewards) == 5
+    assert len(total.rewards) == 4
+    assert stop.best == 2.0
 
 
 def test_stop_after_n_seconds():

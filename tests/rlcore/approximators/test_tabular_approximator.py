@@ -101,3 +101,15 @@ def test_q_invalid_actions_and_parameters():
         TabularQApproximator(n_state=3, n_action=0)
     with pytest.raises(ValueError, match="n_state.*2.5"):
         TabularVApproximator(n_state=2.5)
+
+
+def test_a_bad_schedule_value_changes_neither_table_nor_counts():
+    Q = TabularQApproximator(n_state=2, n_action=2, alpha=lambda n: 1.0 if n == 1 else 2.0)
+    update(Q, (0, 1, 1.0))
+    table, counts = Q.table.copy(), Q.counts.copy()
+    with pytest.raises(ValueError, match="alpha=2.0 for update 2"):
+        update(Q, (0, 1, 1.0))
+    with pytest.raises(ValueError, match="alpha=2.0"):
+        update(Q, (0, [1.0, 1.0]))
+    np.testing.assert_array_equal(Q.table, table)
+    np.testing.assert_array_equal(Q.counts, counts)

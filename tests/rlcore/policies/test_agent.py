@@ -45,3 +45,25 @@ def test_hooks_see_the_agent_as_the_policy():
     agent = Agent(RandomPolicy(seed=0), VectorSARTTrajectory())
     run(agent, LineEnv(), StopAfterStep(2), DoOnExit(lambda p, e: seen.append(p)) + StepsPerEpisode())
     assert seen == [agent]
+
+
+def test_an_illegal_action_records_nothing():
+    from rlcore.policies.base import AbstractPolicy
+
+    class SevenPolicy(AbstractPolicy):
+        def __call__(self, env):
+            return 7
+
+    for trajectory in (VectorSARTTrajectory(),
+                       CircularArraySARTTrajectory(capacity=8, state=((), np.int64))):
+        agent = Agent(RandomPolicy(seed=0), trajectory)
+        env = LineEnv(length=3)
+        run(agent, env, StopAfterStep(2))
+        before = {k: list(v) for k, v in trajectory.traces.items()}
+        agent.policy = SevenPolicy()
+        with pytest.raises(ValueError, match="action 7 is not in the action space Discrete"):
+            run(agent, env, StopAfterStep(1))
+        after = {k: list(v) for k, v in trajectory.traces.items()}
+        # only the previous run's cut transition was closed as padding at the new PreEpisode
+        assert after["state"] == before["state"]
+        assert after["reward"] == before["reward"] + [0.0]

@@ -30,3 +30,12 @@ def test_testmode_puts_torch_modules_in_eval_and_restores_on_error():
     except RuntimeError:
         pass
     assert model.training and model[1].training
+
+
+def test_testmode_restores_mixed_module_states():
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.5))
+    model.eval()
+    model[1].train()  # a submodule left in training mode under an eval parent
+    with testmode([model]):
+        assert not any(m.training for m in model.modules())
+    assert not model.training and not model[0].training and model[1].training

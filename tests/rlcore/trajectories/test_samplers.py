@@ -163,9 +163,15 @@ def test_prioritized_sampling_follows_priorities():
     t["priority"].push(1.0)
     t.update_priorities([4], [1000.0])
     before = t["priority"].to_array().tolist()
-    assert 4 not in BatchSampler(4, rng=0)(t).state
+    excluded_batch = BatchSampler(4, rng=0)(t)
+    assert 4 not in excluded_batch.state
     assert t["priority"].to_array().tolist() == before  # restored after the draw
     assert before[4] == 1000.0 and t["priority"].max_priority == 1000.0
+    # probabilities are relative to what could be drawn (steps 0-3), not to a total that
+    # includes the excluded newest step
+    np.testing.assert_allclose(excluded_batch.probabilities,
+                               excluded_batch.priorities / sum(before[:4]), rtol=1e-6)
+    assert sum(before[:4]) < 10
 
 
 def test_prioritized_padding_gets_zero_priority_via_recording_layout():

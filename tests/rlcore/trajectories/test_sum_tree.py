@@ -30,6 +30,30 @@ def test_sampling_frequencies_follow_priorities():
     assert _chi_square(counts[nonzero], priorities[nonzero] / priorities.sum()) < 18.47
 
 
+def _chi_square_critical(dof, z=4.753):
+    """Wilson-Hilferty approximation of the chi-square quantile at standard-normal ``z``
+    (4.753: one-sided tail 1e-6)."""
+    return dof * (1 - 2 / (9 * dof) + z * np.sqrt(2 / (9 * dof))) ** 3
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(priorities=st.lists(st.floats(0.05, 20.0), min_size=2, max_size=40),
+       capacity=st.integers(2, 16), seed=st.integers(0, 2**16))
+def test_sampling_frequencies_follow_any_priorities(priorities, capacity, seed):
+    # The tree keeps the last ``capacity`` pushes (wrap-around included); 40,000 seeded draws are
+    # compared with priority / total by a chi-square test at a 1e-6 tail (derandomized examples,
+    # so the test is repeatable).
+    tree = SumTree(capacity)
+    for p in priorities:
+        tree.push(p)
+    held = np.array(priorities[-capacity:])
+    assert tree.total == pytest.approx(held.sum())
+    indices, drawn = tree.sample(np.random.default_rng(seed), 40_000)
+    np.testing.assert_allclose(drawn, held[indices])
+    counts = np.bincount(indices, minlength=len(held))
+    assert _chi_square(counts, held / held.sum()) < _chi_square_critical(len(held) - 1)
+
+
 def test_update_and_wraparound():
     tree = SumTree(4)
     for p in (1.0, 1.0, 1.0, 1.0, 5.0):  # the 5 overwrites the oldest

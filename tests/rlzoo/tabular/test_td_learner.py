@@ -44,9 +44,13 @@ def test_q_learning_learns_the_optimal_policy():
     q_right = 0.9 ** np.arange(4, -1, -1)
     np.testing.assert_allclose(q[1:6, 1], q_right, atol=0.01)
     np.testing.assert_allclose(q[1:6, 0], np.r_[-1.0, 0.9 * q_right[:-1]], atol=0.05)
-    with testmode(agent):
-        hook = run(agent, env, StopAfterEpisode(10), TotalRewardPerEpisode())
+    # Evaluate the policy alone (not the agent), so nothing is learned during the evaluation;
+    # testmode makes its explorer greedy.
+    table = q.copy()
+    with testmode(agent.policy) as greedy:
+        hook = run(greedy, env, StopAfterEpisode(10), TotalRewardPerEpisode())
     assert hook.rewards == [1.0] * 10
+    np.testing.assert_array_equal(learner.approximator.table, table)
 
 
 def test_sarsa_learns_through_pre_act():
