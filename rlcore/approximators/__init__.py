@@ -7,8 +7,11 @@ learning step. Device placement lives here and nowhere else.
 from rlcore.approximators.base import AbstractApproximator
 from rlcore.approximators.linear_approximator import LinearApproximator
 from rlcore.approximators.neural_network_approximator import NeuralNetworkApproximator
-from rlcore.approximators.tabular_approximator import (InvDecay, TabularQApproximator,
-                                                       TabularVApproximator)
+from rlcore.approximators.tabular_approximator import (
+                                                       InvDecay,
+                                                       TabularQApproximator,
+                                                       TabularVApproximator,
+)
 from rlcore.approximators.target_network import TargetNetwork
 
 __all__ = ["AbstractApproximator", "InvDecay", "LinearApproximator", "NeuralNetworkApproximator",

@@ -10,10 +10,15 @@ import math
 import attrs
 import numpy as np
 
-from rlcore.approximators._checks import (finite_real, index_in, optional_positive_int,
-                                          positive_int, real_in)
 from rlcore.approximators.base import AbstractApproximator
 from rlcore.dispatch import dispatch, update
+from rlcore.utils.validators import (
+    finite_real,
+    index_in,
+    optional_positive_int,
+    positive_int,
+    real_in,
+)
 
 __all__ = ["LinearApproximator"]
 

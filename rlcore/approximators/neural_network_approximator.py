@@ -10,9 +10,9 @@ import attrs
 import numpy as np
 import torch
 
-from rlcore.approximators._checks import real_in
 from rlcore.approximators.base import AbstractApproximator
 from rlcore.dispatch import dispatch, update
+from rlcore.utils.validators import real_in
 
 __all__ = ["NeuralNetworkApproximator"]
 

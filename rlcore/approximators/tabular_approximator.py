@@ -12,9 +12,9 @@ import numbers
 import attrs
 import numpy as np
 
-from rlcore.approximators._checks import finite_real, index_in, positive_int, real_in
 from rlcore.approximators.base import AbstractApproximator
 from rlcore.dispatch import dispatch, update
+from rlcore.utils.validators import finite_real, index_in, positive_int, real_in
 
 __all__ = ["TabularVApproximator", "TabularQApproximator", "InvDecay"]
 

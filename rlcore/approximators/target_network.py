@@ -10,10 +10,10 @@ import copy
 import attrs
 import torch
 
-from rlcore.approximators._checks import positive_int, real_in
 from rlcore.approximators.base import AbstractApproximator
 from rlcore.approximators.neural_network_approximator import NeuralNetworkApproximator
 from rlcore.dispatch import dispatch, update
+from rlcore.utils.validators import positive_int, real_in
 
 __all__ = ["TargetNetwork"]
 

@@ -7,7 +7,10 @@ numpy arrays or torch tensors; ``mask`` is a boolean array of legal actions.
 
 from rlcore.explorers.base import AbstractExplorer
 from rlcore.explorers.batch_explorer import BatchExplorer
-from rlcore.explorers.epsilon_greedy_explorer import EpsilonGreedyExplorer, GreedyExplorer
+from rlcore.explorers.epsilon_greedy_explorer import (
+           EpsilonGreedyExplorer,
+           GreedyExplorer,
+)
 from rlcore.explorers.gumbel_softmax_explorer import GumbelSoftmaxExplorer
 from rlcore.explorers.ucb_explorer import UCBExplorer
 from rlcore.explorers.weighted_explorer import WeightedExplorer, WeightedSoftmaxExplorer

@@ -1,19 +1,16 @@
-"""Helpers shared by the explorers: input conversion, masks, greedy choice, validators.
+"""Helpers shared by the explorers: input conversion, masks, greedy choice.
 
 Values and masks arrive as lists, numpy arrays or torch tensors; each is converted once to a
 Python list, because for the 2 to 18 actions of a typical environment pure-Python ``max`` and
 ``list.index`` are several times faster than numpy calls.
 """
 
-import math
-import numbers
 
 import numpy as np
 import torch
 
 __all__ = ["as_list", "as_array", "legal_indices", "greedy_action", "greedy_set",
-           "softmax", "as_mask_array", "real_in", "non_negative_int", "positive_int", "boolean",
-           "one_of"]
+           "softmax", "as_mask_array"]
 
 
 def as_list(values, name="values"):
@@ -113,45 +110,3 @@ def softmax(values):
     shifted = values - np.max(values)
     weights = np.exp(shifted)
     return weights / weights.sum()
-
-
-def real_in(low, high, low_open=False, high_open=False):
-    """An attrs validator: a real number in the interval from ``low`` to ``high``."""
-    left, right = "(" if low_open else "[", ")" if high_open else "]"
-
-    def check(instance, attribute, value):
-        ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(
-            value)
-        if ok:
-            ok = (value > low if low_open else value >= low) and (
-                value < high if high_open else value <= high)
-        if not ok:
-            raise ValueError(
-                f"{attribute.name} must be a real number in {left}{low}, {high}{right}, "
-                f"got {value!r}")
-    return check
-
-
-def _int_at_least(minimum):
-    def check(instance, attribute, value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-            raise ValueError(f"{attribute.name} must be an integer >= {minimum}, got {value!r}")
-    return check
-
-
-non_negative_int = _int_at_least(0)
-positive_int = _int_at_least(1)
-
-
-def boolean(instance, attribute, value):
-    """An attrs validator: a ``bool``."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{attribute.name} must be a bool, got {value!r}")
-
-
-def one_of(*choices):
-    """An attrs validator: one of ``choices``."""
-    def check(instance, attribute, value):
-        if value not in choices:
-            raise ValueError(f"{attribute.name} must be one of {choices!r}, got {value!r}")
-    return check

@@ -9,10 +9,10 @@ import math
 import attrs
 import numpy as np
 
-from rlcore.explorers._utils import (as_list, boolean, greedy_action, greedy_set, legal_indices,
-                                     non_negative_int, one_of, real_in)
+from rlcore.explorers._utils import as_list, greedy_action, greedy_set, legal_indices
 from rlcore.explorers.base import AbstractExplorer
 from rlcore.utils.random import make_rng
+from rlcore.utils.validators import boolean, non_negative_int, one_of, real_in
 
 __all__ = ["EpsilonGreedyExplorer", "GreedyExplorer"]
 

@@ -7,9 +7,10 @@ Reference: ReinforcementLearning.jl, ``explorers/weighted_explorer.jl`` and
 import attrs
 import numpy as np
 
-from rlcore.explorers._utils import as_array, as_mask_array, boolean, softmax
+from rlcore.explorers._utils import as_array, as_mask_array, softmax
 from rlcore.explorers.base import AbstractExplorer
 from rlcore.utils.random import make_rng
+from rlcore.utils.validators import boolean
 
 __all__ = ["WeightedExplorer", "WeightedSoftmaxExplorer"]
 

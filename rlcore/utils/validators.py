@@ -1,4 +1,8 @@
-"""Input validation shared by the approximators."""
+"""Validators and converters for user input, shared by the packages.
+
+Each raises ``ValueError`` or ``TypeError`` with a message naming the offending value and what
+was expected (STYLE.md 7). The ``instance, attribute, value`` functions are attrs validators.
+"""
 
 import math
 import numbers
@@ -6,7 +10,8 @@ import operator
 
 import numpy as np
 
-__all__ = ["index_in", "finite_real", "real_in", "positive_int", "optional_positive_int"]
+__all__ = ["index_in", "finite_real", "real_in", "non_negative_int", "positive_int",
+           "optional_positive_int", "boolean", "one_of"]
 
 
 def index_in(x, n, what, owner):
@@ -54,13 +59,32 @@ def real_in(low, high, low_open=False, high_open=False):
     return check
 
 
-def positive_int(instance, attribute, value):
-    """An attrs validator: an integer >= 1."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{attribute.name} must be an integer >= 1, got {value!r}")
-
-
 def optional_positive_int(instance, attribute, value):
     """An attrs validator: ``None`` or an integer >= 1."""
     if value is not None:
         positive_int(instance, attribute, value)
+
+
+def _int_at_least(minimum):
+    def check(instance, attribute, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+            raise ValueError(f"{attribute.name} must be an integer >= {minimum}, got {value!r}")
+    return check
+
+
+non_negative_int = _int_at_least(0)
+positive_int = _int_at_least(1)
+
+
+def boolean(instance, attribute, value):
+    """An attrs validator: a ``bool``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{attribute.name} must be a bool, got {value!r}")
+
+
+def one_of(*choices):
+    """An attrs validator: one of ``choices``."""
+    def check(instance, attribute, value):
+        if value not in choices:
+            raise ValueError(f"{attribute.name} must be one of {choices!r}, got {value!r}")
+    return check
