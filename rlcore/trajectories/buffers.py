@@ -200,6 +200,7 @@ def _set_logical(buffer, indices, value):
 
 
 def _dummy_element(buffer):
+    """Zeros of the element shape and dtype (a numpy scalar for scalar buffers)."""
     return buffer.dtype.type(0) if buffer.shape == () else np.zeros(buffer.shape, buffer.dtype)
 
 
@@ -209,6 +210,26 @@ _CHECK_DOC = """Return ``x`` ready to store, or raise naming ``x``, the expected
         dtype that casts to the buffer's under numpy's ``'same_kind'`` rule (``TypeError``
         otherwise): int into float is fine, float into int is not.
         """
+
+
+def _array_check(buffer, x):
+    if type(x) in buffer._fast or (
+            type(x) is np.ndarray and x.dtype is buffer.dtype and x.shape == buffer.shape):
+        return x
+    return _check_element(buffer, x)
+
+
+_array_check.__doc__ = _CHECK_DOC
+
+
+def _array_getitem(buffer, indices):
+    """Elements at logical ``indices``; an int index of a shaped buffer gives a view."""
+    return buffer.data[buffer._physical_unchecked(buffer._logical(indices))]
+
+
+def _array_array(buffer, dtype=None, copy=None):
+    a = buffer.to_array()
+    return a if dtype is None else a.astype(dtype, copy=False)
 
 
 class CircularArrayBuffer(AbstractBuffer):
@@ -244,28 +265,13 @@ class CircularArrayBuffer(AbstractBuffer):
         self._len = 0
         self._end = 0
 
-    def check(self, x):
-        if type(x) in self._fast or (
-                type(x) is np.ndarray and x.dtype is self.dtype and x.shape == self.shape):
-            return x
-        return _check_element(self, x)
-
-    check.__doc__ = _CHECK_DOC
-
-    def __getitem__(self, indices):
-        """Elements at logical ``indices``; an int index of a shaped buffer gives a view."""
-        return self.data[self._physical_unchecked(self._logical(indices))]
-
-    def __setitem__(self, indices, value):
-        _set_logical(self, indices, value)
-
-    def __array__(self, dtype=None, copy=None):
-        a = self.to_array()
-        return a if dtype is None else a.astype(dtype, copy=False)
-
-    def dummy(self):
-        """Zeros of the element shape and dtype (a numpy scalar for scalar buffers)."""
-        return _dummy_element(self)
+    # The element-level methods shared with ElasticArrayBuffer (module functions, not a base
+    # class, to keep one level below AbstractBuffer).
+    check = _array_check
+    __getitem__ = _array_getitem
+    __setitem__ = _set_logical
+    __array__ = _array_array
+    dummy = _dummy_element
 
     def push(self, x):
         """Append ``x``, overwriting the oldest element when full; unchanged on error."""
@@ -363,28 +369,13 @@ class ElasticArrayBuffer(AbstractBuffer):
         self._len = 0
         self._end = 0
 
-    def check(self, x):
-        if type(x) in self._fast or (
-                type(x) is np.ndarray and x.dtype is self.dtype and x.shape == self.shape):
-            return x
-        return _check_element(self, x)
-
-    check.__doc__ = _CHECK_DOC
-
-    def __getitem__(self, indices):
-        """Elements at logical ``indices``; an int index of a shaped buffer gives a view."""
-        return self.data[self._physical_unchecked(self._logical(indices))]
-
-    def __setitem__(self, indices, value):
-        _set_logical(self, indices, value)
-
-    def __array__(self, dtype=None, copy=None):
-        a = self.to_array()
-        return a if dtype is None else a.astype(dtype, copy=False)
-
-    def dummy(self):
-        """Zeros of the element shape and dtype (a numpy scalar for scalar buffers)."""
-        return _dummy_element(self)
+    # The element-level methods shared with ElasticArrayBuffer (module functions, not a base
+    # class, to keep one level below AbstractBuffer).
+    check = _array_check
+    __getitem__ = _array_getitem
+    __setitem__ = _set_logical
+    __array__ = _array_array
+    dummy = _dummy_element
 
     def push(self, x):
         """Append ``x``, doubling the storage when it is full. Unchanged on error."""
