@@ -90,6 +90,12 @@ class GymEnv(AbstractEnv):
         spec = self.gym_env.spec
         return spec.id if spec is not None else type(self.gym_env.unwrapped).__name__
 
+    def seed(self, seed=None, rng=None):
+        """Replace ``rng`` (``seed`` or ``rng``, as in the constructor); the next ``reset()``
+        passes Gymnasium a seed drawn from it, as the first one did."""
+        self.rng = make_rng(rng, seed)
+        self._seeded = False
+
     def reset(self):
         if self._seeded:
             self._observation, self.info = self.gym_env.reset()

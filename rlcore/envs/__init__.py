@@ -1,9 +1,16 @@
 """The environment interface, its traits and the checks users run on their own environments."""
 
-from rlcore.envs.base import CHANCE_PLAYER, DEFAULT_PLAYER, AbstractEnv, check_action_in_space
+from rlcore.envs.base import (
+    CHANCE_PLAYER,
+    DEFAULT_PLAYER,
+    SIMULTANEOUS_PLAYER,
+    AbstractEnv,
+    check_action_in_space,
+)
+from rlcore.envs.testing import test_interfaces, test_runnable
 from rlcore.envs.traits import *  # noqa: F401,F403
 from rlcore.envs.traits import __all__ as _traits_all
-from rlcore.envs.testing import test_interfaces, test_runnable
 
-__all__ = ["AbstractEnv", "DEFAULT_PLAYER", "CHANCE_PLAYER", "check_action_in_space",
+__all__ = ["AbstractEnv", "DEFAULT_PLAYER", "CHANCE_PLAYER", "SIMULTANEOUS_PLAYER",
+           "check_action_in_space",
            "test_interfaces", "test_runnable", *_traits_all]

@@ -34,11 +34,20 @@ import numpy as np
 from gymnasium import spaces
 
 from rlcore.envs.traits import (
-    GENERAL_SUM, IMPERFECT_INFORMATION, MINIMAL_ACTION_SET, OBSERVATION,
-    SEQUENTIAL, SINGLE_AGENT, STEP_REWARD, STOCHASTIC, ExplicitStochastic, FullActionSet,
+    GENERAL_SUM,
+    IMPERFECT_INFORMATION,
+    MINIMAL_ACTION_SET,
+    OBSERVATION,
+    SEQUENTIAL,
+    SINGLE_AGENT,
+    STEP_REWARD,
+    STOCHASTIC,
+    ExplicitStochastic,
+    FullActionSet,
 )
 
-__all__ = ["AbstractEnv", "DEFAULT_PLAYER", "CHANCE_PLAYER", "check_action_in_space"]
+__all__ = ["AbstractEnv", "DEFAULT_PLAYER", "CHANCE_PLAYER", "SIMULTANEOUS_PLAYER",
+           "check_action_in_space"]
 
 
 class _Player:
@@ -53,6 +62,9 @@ class _Player:
 
 DEFAULT_PLAYER = _Player("DEFAULT_PLAYER")
 CHANCE_PLAYER = _Player("CHANCE_PLAYER")
+# ``current_player()`` of a SIMULTANEOUS game: every player acts at once (RL.jl's
+# ``SIMULTANEOUS_PLAYER``).
+SIMULTANEOUS_PLAYER = _Player("SIMULTANEOUS_PLAYER")
 
 
 def check_action_in_space(action, space):

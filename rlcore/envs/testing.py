@@ -31,8 +31,15 @@ from gymnasium import spaces
 
 from rlcore.envs import traits
 from rlcore.envs.traits import (
-    FULL_ACTION_SET, IDENTICAL_UTILITY, MINIMAL_ACTION_SET, SIMULTANEOUS,
-    TERMINAL_REWARD, ZERO_SUM, ExplicitStochastic, MultiAgent, SingleAgent,
+    FULL_ACTION_SET,
+    IDENTICAL_UTILITY,
+    MINIMAL_ACTION_SET,
+    SIMULTANEOUS,
+    TERMINAL_REWARD,
+    ZERO_SUM,
+    ExplicitStochastic,
+    MultiAgent,
+    SingleAgent,
 )
 from rlcore.utils.random import make_rng, sample_space
 

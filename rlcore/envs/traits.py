@@ -15,7 +15,7 @@ value is the single instance of a small class, so rules can dispatch on a trait'
 | RewardStyle | STEP_REWARD, TERMINAL_REWARD | STEP_REWARD |
 | UtilityStyle | GENERAL_SUM, ZERO_SUM, CONSTANT_SUM, IDENTICAL_UTILITY | GENERAL_SUM |
 | ActionStyle | MINIMAL_ACTION_SET, FULL_ACTION_SET | MINIMAL_ACTION_SET |
-| StateStyle | tuple of OBSERVATION, INTERNAL_STATE, INFORMATION_SET | (OBSERVATION,) |
+| StateStyle | tuple of OBSERVATION, INTERNAL_STATE, INFORMATION_SET, GOAL_STATE | (OBSERVATION,) |
 """
 
 import attrs
@@ -32,8 +32,8 @@ __all__ = [
     "UtilityStyle", "GeneralSum", "ZeroSum", "ConstantSum", "IdenticalUtility", "GENERAL_SUM",
     "ZERO_SUM", "CONSTANT_SUM", "IDENTICAL_UTILITY",
     "ActionStyle", "MinimalActionSet", "FullActionSet", "MINIMAL_ACTION_SET", "FULL_ACTION_SET",
-    "StateStyle", "Observation", "InternalState", "InformationSet", "OBSERVATION",
-    "INTERNAL_STATE", "INFORMATION_SET",
+    "StateStyle", "Observation", "InternalState", "InformationSet", "GoalState", "OBSERVATION",
+    "INTERNAL_STATE", "INFORMATION_SET", "GOAL_STATE",
     "TRAIT_NAMES",
 ]
 
@@ -207,7 +207,13 @@ class InformationSet(StateStyle):
     """The player's information set (its own history of observations)."""
 
 
+class GoalState(StateStyle):
+    """The goal the agent is asked to reach (goal-conditioned environments, RL.jl's
+    ``GoalState``)."""
+
+
 OBSERVATION, INTERNAL_STATE, INFORMATION_SET = Observation(), InternalState(), InformationSet()
+GOAL_STATE = GoalState()
 
 TRAIT_NAMES = ("NumAgentStyle", "DynamicStyle", "InformationStyle", "ChanceStyle", "RewardStyle",
                "UtilityStyle", "ActionStyle", "StateStyle")

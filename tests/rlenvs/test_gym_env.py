@@ -212,3 +212,17 @@ def test_gymnasium_numpy_bools_become_python_bools():
     env(0)
     assert env.is_terminated() is True and env.is_truncated() is False
     test_interfaces(env)
+
+
+def test_seed_replaces_the_generator_and_reseeds_the_next_reset():
+    env = GymEnv("CartPole-v1", seed=0)
+    env.reset()
+    env.seed(21)
+    env.reset()
+    first = env.state().copy()
+    again = GymEnv("CartPole-v1", seed=21)
+    again.reset()
+    assert np.array_equal(first, again.state())
+    env.seed(rng=np.random.default_rng(21))
+    env.reset()
+    assert np.array_equal(first, env.state())

@@ -1,0 +1,206 @@
+"""``MultiAgentPolicy``: one policy per player of a multi-agent environment, after RL.jl's
+``MultiAgentManager``.
+
+This belongs in ``rlcore/policies/`` (DESIGN.md §1 lists it there); it lives in ``rlenvs`` until
+it moves.
+"""
+
+import attrs
+
+from rlcore.dispatch import dispatch, update
+from rlcore.envs import SIMULTANEOUS, AbstractEnv
+from rlcore.policies.base import AbstractPolicy
+from rlcore.stages import (
+    POST_ACT_STAGE, AbstractStage, PostActStage, PostExperimentStage, PreActStage, PreEpisodeStage,
+)
+from rlenvs.wrappers import AbstractEnvWrapper
+
+__all__ = ["MultiAgentPolicy", "PlayerView"]
+
+
+class PlayerView(AbstractEnvWrapper):
+    """A multi-agent environment as ``player`` sees it: ``state()``, ``state_space()``,
+    ``reward()``, ``action_space()``, ``legal_action_space()`` and ``legal_action_space_mask()``
+    default to ``player`` instead of the current player. Acting goes to the whole environment.
+
+    It lets single-agent policies, hooks and trajectories serve one player of a game.
+
+    >>> from rlenvs import TicTacToeEnv
+    >>> view = PlayerView(TicTacToeEnv(), "nought")
+    >>> view.reset(); view.reward()
+    0.0
+    """
+
+    def __init__(self, env, player):
+        super().__init__(env)
+        if player not in env.players():
+            raise ValueError(f"player {player!r} is not one of {env.players()}")
+        self.player = player
+        self.reward_override = None
+
+    def _p(self, player):
+        return self.player if player is None else player
+
+    def state(self, player=None, style=None):
+        player = self._p(player)
+        return self.inner.state(player) if style is None else self.inner.state(player, style=style)
+
+    def state_space(self, player=None, style=None):
+        player = self._p(player)
+        return self.inner.state_space(player) if style is None \
+            else self.inner.state_space(player, style=style)
+
+    def reward(self, player=None):
+        """``player``'s reward from the last transition; while ``reward_override`` is set (by
+        :class:`MultiAgentPolicy`, for a delayed transition), that value for the own player."""
+        if player is None and self.reward_override is not None:
+            return self.reward_override
+        return self.inner.reward(self._p(player))
+
+    def action_space(self, player=None):
+        return self.inner.action_space(self._p(player))
+
+    def legal_action_space(self, player=None):
+        return self.inner.legal_action_space(self._p(player))
+
+    def legal_action_space_mask(self, player=None):
+        return self.inner.legal_action_space_mask(self._p(player))
+
+    def __repr__(self):
+        return f"PlayerView({self.inner!r}, {self.player!r})"
+
+
+@attrs.define
+class MultiAgentPolicy(AbstractPolicy):
+    """A policy per player: ``policies`` maps each player of the environment (and, optionally,
+    its chance player) to a policy.
+
+    In a SEQUENTIAL game ``policy(env)`` asks the current player's policy; in a SIMULTANEOUS game
+    it asks every player's policy and returns the tuple of their actions (in the order of
+    ``players()``). Each policy sees the environment through a :class:`PlayerView` of its
+    player. Chance nodes need a policy for ``env.chance_player()`` here, or the environment
+    wrapped in :class:`rlenvs.StochasticEnv`.
+
+    Stages: episode and experiment stages reach every player's policy. In a SIMULTANEOUS game
+    every player receives ``PRE_ACT`` (with its own part of the joint action) and ``POST_ACT``.
+    In a SEQUENTIAL game a player's transition runs from its action to its next turn (or the end
+    of the episode), as PettingZoo's cumulative rewards do: ``PRE_ACT`` reaches the player who
+    acts, and its ``POST_ACT`` is delayed until then, its view's ``reward()`` being the sum of
+    what it received in between (so a player who loses on the opponent's move records the loss).
+    Chance policies get both stages at once.
+
+    >>> from rlcore import RandomPolicy, run, StopAfterEpisode
+    >>> from rlenvs import TicTacToeEnv
+    >>> policy = MultiAgentPolicy({"cross": RandomPolicy(seed=0), "nought": RandomPolicy(seed=1)})
+    >>> _ = run(policy, TicTacToeEnv(), StopAfterEpisode(3))
+    """
+
+    policies: dict = attrs.field()
+    _env: object = attrs.field(default=None, init=False, repr=False, eq=False)
+    _views: dict = attrs.field(factory=dict, init=False, repr=False, eq=False)
+    _last_actors: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
+    # Sequential games: the players with an open transition and the reward it has collected.
+    _pending: dict = attrs.field(factory=dict, init=False, repr=False, eq=False)
+
+    @policies.validator
+    def _check_policies(self, attribute, policies):
+        if not isinstance(policies, dict) or not policies:
+            raise TypeError(f"policies must be a non-empty dict player -> policy, got {policies!r}")
+        for player, policy in policies.items():
+            if not callable(policy):
+                raise TypeError(f"the policy of {player!r} must be callable, got {policy!r}")
+
+    def __getitem__(self, player):
+        return self.policies[player]
+
+    def view(self, env, player):
+        """The :class:`PlayerView` of ``player`` on ``env`` (built once per environment)."""
+        if env is not self._env:
+            missing = [p for p in env.players() if p not in self.policies]
+            if missing:
+                raise ValueError(f"MultiAgentPolicy has no policy for players {missing} of "
+                                 f"{env!r}; it has {list(self.policies)}")
+            self._env = env
+            self._views = {p: PlayerView(env, p) for p in env.players()}
+        view = self._views.get(player)
+        return env if view is None else view  # the chance player acts on the env itself
+
+    def _policy(self, env, player):
+        try:
+            return self.policies[player]
+        except KeyError:
+            raise ValueError(f"{env!r}: {player!r} is to act and MultiAgentPolicy has no policy "
+                             f"for it; wrap the env in rlenvs.StochasticEnv to sample chance "
+                             f"nodes, or add a policy for {player!r}") from None
+
+    def __call__(self, env):
+        if env.DynamicStyle is SIMULTANEOUS:
+            return tuple(self.policies[p](self.view(env, p)) for p in env.players())
+        player = env.current_player()
+        return self._policy(env, player)(self.view(env, player))
+
+
+
+def _flush(policy, env, players):
+    """Close the open transitions of ``players``: POST_ACT with their collected rewards."""
+    for player in players:
+        reward = policy._pending.pop(player, None)
+        if reward is None:
+            continue
+        view = policy.view(env, player)
+        view.reward_override = reward
+        try:
+            update(policy.policies[player], view, POST_ACT_STAGE)
+        finally:
+            view.reward_override = None
+
+
+@dispatch(MultiAgentPolicy, AbstractEnv, AbstractStage)
+def update(policy, env, stage):  # noqa: F811
+    for player in env.players():
+        update(policy.policies[player], policy.view(env, player), stage)
+
+
+@dispatch(MultiAgentPolicy, AbstractEnv, PreEpisodeStage)
+def update(policy, env, stage):  # noqa: F811
+    policy._pending.clear()
+    for player in env.players():
+        update(policy.policies[player], policy.view(env, player), stage)
+
+
+@dispatch(MultiAgentPolicy, AbstractEnv, PostExperimentStage)
+def update(policy, env, stage):  # noqa: F811
+    _flush(policy, env, list(policy._pending))  # a run stopped mid-episode
+    for player in env.players():
+        update(policy.policies[player], policy.view(env, player), stage)
+
+
+@dispatch(MultiAgentPolicy, AbstractEnv, PreActStage, object)
+def update(policy, env, stage, action):  # noqa: F811
+    if env.DynamicStyle is SIMULTANEOUS:
+        policy._last_actors = tuple(env.players())
+        for player, a in zip(env.players(), action):
+            update(policy.policies[player], policy.view(env, player), stage, a)
+        return
+    player = env.current_player()
+    player_policy = policy._policy(env, player)
+    policy._last_actors = (player,)
+    if player in policy._views:
+        _flush(policy, env, [player])
+        policy._pending[player] = 0.0
+    update(player_policy, policy.view(env, player), stage, action)
+
+
+@dispatch(MultiAgentPolicy, AbstractEnv, PostActStage)
+def update(policy, env, stage):  # noqa: F811
+    if env.DynamicStyle is SIMULTANEOUS:
+        for player in policy._last_actors:
+            update(policy.policies[player], policy.view(env, player), stage)
+        return
+    for player in policy._pending:
+        policy._pending[player] += float(env.reward(player))
+    for player in policy._last_actors:
+        if player not in policy._views:  # chance: its transition closes at once
+            update(policy.policies[player], env, stage)
+    if env.is_terminated() or env.is_truncated():
+        _flush(policy, env, list(policy._pending))
