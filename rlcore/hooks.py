@@ -180,7 +180,7 @@ def on_stage(hook, stage, policy, env):  # noqa: F811
               f"mean of the last {len(last)}: {sum(last) / len(last):.3f}")
 
 
-@attrs.define
+@attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
 class TimePerStep(AbstractHook):
     """Keeps the wall time in seconds between consecutive ``PostActStage``\\ s (the last
     ``max_steps`` of them) in ``times``; ``mean()`` is their average."""
@@ -218,7 +218,7 @@ def _positive(instance, attribute, value):
         raise ValueError(f"{attribute.name} must be a positive int, got {value!r}")
 
 
-@attrs.define
+@attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
 class DoEveryNStep(AbstractHook):
     """Calls ``f(t, policy, env)`` after every ``n``-th step; ``t`` is the total step count."""
 
@@ -234,7 +234,7 @@ def on_stage(hook, stage, policy, env):  # noqa: F811
         hook.f(hook.t, policy, env)
 
 
-@attrs.define
+@attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
 class DoEveryNEpisode(AbstractHook):
     """Calls ``f(t, policy, env)`` at ``stage`` of every ``n``-th episode; ``t`` counts episodes.
 

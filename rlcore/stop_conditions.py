@@ -37,7 +37,7 @@ def _progress_bar(total, unit):
     return tqdm(total=total, unit=unit, dynamic_ncols=True)
 
 
-@attrs.define
+@attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
 class StopAfterStep(AbstractStopCondition):
     """Stop after exactly ``n`` steps; ``progress=True`` shows a tqdm progress bar."""
 
@@ -63,7 +63,7 @@ class StopAfterStep(AbstractStopCondition):
             self._bar = None
 
 
-@attrs.define
+@attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
 class StopAfterEpisode(AbstractStopCondition):
     """Stop when exactly ``n`` episodes have ended (terminated or truncated)."""
 
@@ -148,7 +148,7 @@ class StopSignal(AbstractStopCondition):
         return f"StopSignal(set={self._event.is_set()})"
 
 
-@attrs.define
+@attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
 class StopAfterNoImprovement(AbstractStopCondition):
     """Stop when ``fn()`` has not improved on its best value by more than ``delta`` for
     ``patience`` consecutive episodes.
@@ -186,7 +186,7 @@ class StopAfterNoImprovement(AbstractStopCondition):
         return self.stale >= self.patience
 
 
-@attrs.define
+@attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
 class StopAfterNSeconds(AbstractStopCondition):
     """Stop once ``seconds`` of wall time have passed since the first step."""
 
