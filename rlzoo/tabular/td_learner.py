@@ -1,11 +1,15 @@
-"""One-step tabular temporal-difference learning: TD(0) prediction, Sarsa and Q-learning.
+"""One-step tabular temporal-difference learning: TD(0), Sarsa, Q-learning and Expected Sarsa.
 
 Sutton & Barto, *Reinforcement Learning: An Introduction* (2nd ed., 2018), §6.1 (TD(0)), §6.4
-(Sarsa), §6.5 (Q-learning). With step size α and discount γ:
+(Sarsa), §6.5 (Q-learning), §6.6 (Expected Sarsa). With step size α and discount γ:
 
-* TD(0):      V(S) ← V(S) + α [R + γ V(S') − V(S)]
-* Sarsa:      Q(S,A) ← Q(S,A) + α [R + γ Q(S',A') − Q(S,A)]
-* Q-learning: Q(S,A) ← Q(S,A) + α [R + γ max_a Q(S',a) − Q(S,A)]
+* TD(0):          V(S) ← V(S) + α [R + γ V(S') − V(S)]
+* Sarsa:          Q(S,A) ← Q(S,A) + α [R + γ Q(S',A') − Q(S,A)]
+* Q-learning:     Q(S,A) ← Q(S,A) + α [R + γ max_a Q(S',a) − Q(S,A)]
+* Expected Sarsa: Q(S,A) ← Q(S,A) + α [R + γ Σ_a π(a|S') Q(S',a) − Q(S,A)], with π given by
+  ``target_explorer.prob`` (pass the behaviour policy's explorer for on-policy Expected Sarsa)
+
+Under ``FULL_ACTION_SET`` the max and the expectation run over the legal actions of S'.
 
 The bootstrap term is dropped when S' is terminal and kept when the episode was only truncated
 (a time limit), so the estimates stay those of the untruncated task. The step size lives in the
@@ -18,10 +22,12 @@ Sarsa has no A' after a truncated step, so it leaves that step unlearned.
 """
 
 import attrs
+import numpy as np
 
 from rlcore.approximators import TabularQApproximator, TabularVApproximator
 from rlcore.dispatch import dispatch, update
 from rlcore.envs.base import AbstractEnv
+from rlcore.envs.traits import FullActionSet
 from rlcore.policies.base import AbstractLearner
 from rlcore.stages import PostActStage, PreActStage
 from rlcore.trajectories.base import AbstractTrajectory
@@ -29,7 +35,7 @@ from rlcore.trajectories.base import AbstractTrajectory
 __all__ = ["TDLearner"]
 
 _METHODS = {"TD0": TabularVApproximator, "SARSA": TabularQApproximator,
-            "Q": TabularQApproximator}
+            "Q": TabularQApproximator, "EXPECTED_SARSA": TabularQApproximator}
 
 
 def _gamma(instance, attribute, value):
@@ -43,9 +49,12 @@ class TDLearner(AbstractLearner):
 
     Keyword arguments:
         approximator: a ``TabularVApproximator`` for ``method="TD0"``, a
-            ``TabularQApproximator`` for ``"SARSA"`` and ``"Q"``.
-        method: ``"TD0"`` (state values), ``"SARSA"`` or ``"Q"`` (Q-learning). Default "SARSA".
+            ``TabularQApproximator`` for ``"SARSA"``, ``"Q"`` and ``"EXPECTED_SARSA"``.
+        method: ``"TD0"`` (state values), ``"SARSA"``, ``"Q"`` (Q-learning) or
+            ``"EXPECTED_SARSA"``. Default "SARSA".
         gamma: discount factor in [0, 1], default 1.0.
+        target_explorer: for ``"EXPECTED_SARSA"``, the explorer whose ``prob(values[, mask])``
+            is the target policy π (e.g. the ``EpsilonGreedyExplorer`` the agent acts with).
 
     ``learner(env)`` returns V(s) or the row Q(s, ·) for the current state.
     """
@@ -53,6 +62,7 @@ class TDLearner(AbstractLearner):
     approximator: object
     method: str = "SARSA"
     gamma: float = attrs.field(default=1.0, validator=_gamma)
+    target_explorer: object = None
 
     def __attrs_post_init__(self):
         if self.method not in _METHODS:
@@ -61,19 +71,39 @@ class TDLearner(AbstractLearner):
         if not isinstance(self.approximator, expected):
             raise TypeError(f"method {self.method!r} needs a {expected.__name__}, "
                             f"got {type(self.approximator).__name__}")
+        if self.method == "EXPECTED_SARSA" and not hasattr(self.target_explorer, "prob"):
+            raise ValueError(f"method 'EXPECTED_SARSA' needs target_explorer (an explorer with "
+                             f"prob), got {self.target_explorer!r}")
 
     def __call__(self, env):
         return self.approximator(env.state())
 
 
-def _bootstrap(learner, next_state, next_action=None):
-    """γ times the value of ``next_state`` under the learner's method."""
+def _bootstrap(learner, next_state, next_action=None, mask=None):
+    """γ times the value of ``next_state`` under the learner's method.
+
+    ``mask``: the legal actions of ``next_state`` (``FULL_ACTION_SET``), else ``None``.
+    """
     q = learner.approximator
     if learner.method == "TD0":
         return learner.gamma * q(next_state)
     if learner.method == "Q":
-        return learner.gamma * float(q(next_state).max())
+        values = q(next_state)
+        return learner.gamma * float(values.max() if mask is None else values[mask].max())
+    if learner.method == "EXPECTED_SARSA":
+        values = q(next_state)
+        probs = learner.target_explorer.prob(values) if mask is None \
+            else learner.target_explorer.prob(values, mask)
+        return learner.gamma * float(np.dot(probs, values))
     return learner.gamma * float(q(next_state, next_action))
+
+
+def _next_mask(env):
+    """The legal actions of the env's current state under ``FULL_ACTION_SET``, else ``None``."""
+    if isinstance(env.ActionStyle, FullActionSet):
+        mask = np.asarray(env.legal_action_space_mask(), dtype=bool)
+        return mask if mask.any() else None
+    return None
 
 
 @dispatch(TDLearner, AbstractTrajectory, AbstractEnv, PostActStage)
@@ -82,7 +112,8 @@ def update(learner, trajectory, env, stage):
         return  # Sarsa waits for A' (next PreActStage)
     s = trajectory["state"][-1]
     r = trajectory["reward"][-1]
-    target = r if env.is_terminated() else r + _bootstrap(learner, env.state())
+    target = r if env.is_terminated() else r + _bootstrap(learner, env.state(),
+                                                          mask=_next_mask(env))
     if learner.method == "TD0":
         update(learner.approximator, (s, target - learner.approximator(s)))
     else:
