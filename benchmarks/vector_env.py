@@ -5,7 +5,10 @@ hand, in the same process.
 TotalRewardPerEpisode)`` against (b) ``AsyncVectorEnv`` (shared memory) stepped by hand with
 random actions, the per-episode returns summed by hand (target ratio >= 0.8); (c) and (d) the
 same with ``mode="sync"`` against ``SyncVectorEnv``. Both sides use Gymnasium's same-step
-autoreset (what ``MultiThreadEnv`` uses). Repeats are interleaved; medians are printed.
+autoreset (what ``MultiThreadEnv`` uses). The clocks cover stepping only: the reference is reset
+before its clock starts, and ours starts its clock at the policy's first call, after the reset
+``run`` does. Repeats are interleaved; medians are printed, with the number of episodes each side
+finished as a sanity check (random play on the same task: the counts must be close).
 
     python benchmarks/vector_env.py --steps 40000 --repeats 5
 """
@@ -25,13 +28,24 @@ from rlenvs import MultiThreadEnv
 ENV_ID = "CartPole-v1"
 
 
+class ClockedRandomPolicy(RandomPolicy):
+    """``RandomPolicy`` that notes the time of its first call: the clock starts after ``run``
+    has reset the vector env (the reference is reset before its clock starts too)."""
+
+    start = None
+
+    def __call__(self, env):
+        if self.start is None:
+            self.start = time.perf_counter()
+        return super().__call__(env)
+
+
 def ours(mode, n_envs, n_steps):
     env = MultiThreadEnv([ENV_ID] * n_envs, mode=mode, seed=0)
     hook = TotalRewardPerEpisode()
-    env.reset()  # start the workers before the clock, as for the reference
-    start = time.perf_counter()
-    run(RandomPolicy(seed=0), env, StopAfterStep(n_steps), hook)
-    elapsed = time.perf_counter() - start
+    policy = ClockedRandomPolicy(seed=0)
+    run(policy, env, StopAfterStep(n_steps), hook)
+    elapsed = time.perf_counter() - policy.start
     env.close()
     return n_steps / elapsed, len(hook.rewards)
 
@@ -64,22 +78,33 @@ def main():
     parser.add_argument("--envs", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    results = {key: [] for key in ("ours async", "AsyncVectorEnv", "ours sync", "SyncVectorEnv")}
+    modes = {"ours async": "async", "AsyncVectorEnv": "async", "ours sync": "sync",
+             "SyncVectorEnv": "sync"}
+    keys = tuple(modes)
+    results = {key: [] for key in keys}
+    episodes = {key: [] for key in keys}
     for _ in range(args.repeats):
-        results["ours async"].append(ours("async", args.envs, args.steps)[0])
-        results["AsyncVectorEnv"].append(by_hand("async", args.envs, args.steps)[0])
-        results["ours sync"].append(ours("sync", args.envs, args.steps)[0])
-        results["SyncVectorEnv"].append(by_hand("sync", args.envs, args.steps)[0])
+        for key in keys:
+            measure = ours if key.startswith("ours") else by_hand
+            steps_per_s, n_episodes = measure(modes[key], args.envs, args.steps)
+            results[key].append(steps_per_s)
+            episodes[key].append(n_episodes)
     median = {key: statistics.median(values) for key, values in results.items()}
+    median_episodes = {key: statistics.median(values) for key, values in episodes.items()}
     print(f"{args.envs} x {ENV_ID}, {args.steps} env steps per measurement, median of "
           f"{args.repeats}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    print(f"{'what':<48}{'steps/s':>12}{'ratio':>8}")
+    print(f"{'what':<48}{'steps/s':>12}{'ratio':>8}{'episodes':>10}")
     rows = (("(a) run(RandomPolicy, MultiThreadEnv async)", "ours async", "AsyncVectorEnv"),
             ("(b) AsyncVectorEnv stepped by hand", "AsyncVectorEnv", "AsyncVectorEnv"),
             ("(c) run(RandomPolicy, MultiThreadEnv sync)", "ours sync", "SyncVectorEnv"),
             ("(d) SyncVectorEnv stepped by hand", "SyncVectorEnv", "SyncVectorEnv"))
     for label, key, reference in rows:
-        print(f"{label:<48}{median[key]:>12,.0f}{median[key] / median[reference]:>8.2f}")
+        print(f"{label:<48}{median[key]:>12,.0f}{median[key] / median[reference]:>8.2f}"
+              f"{median_episodes[key]:>10,.0f}")
+    counts = list(median_episodes.values())
+    spread = (max(counts) - min(counts)) / max(counts)
+    print(f"episode counts within {100 * spread:.1f}% of each other: "
+          f"{'ok' if spread <= 0.1 else 'MISMATCH (the sides do not run the same task)'}")
     ratio = median["ours async"] / median["AsyncVectorEnv"]
     print(f"async ratio {ratio:.2f} (target >= 0.8): {'met' if ratio >= 0.8 else 'NOT met'}")
 

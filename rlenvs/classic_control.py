@@ -17,13 +17,14 @@ Example::
 
 import math
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from rlenvs.gym_env import GymEnv
 from rlenvs.wrappers import ActionTransformedEnv
 
-__all__ = ["CartPoleEnv", "MountainCarEnv", "ContinuousMountainCarEnv", "PendulumEnv",
+__all__ = ["CartPoleEnv", "ContinuousCartPoleAction", "MountainCarEnv", "ContinuousMountainCarEnv", "PendulumEnv",
            "AcrobotEnv"]
 
 
@@ -40,27 +41,57 @@ def _check_positive(**values):
             raise ValueError(f"{name} must be a positive number, got {name}={value!r}")
 
 
-def CartPoleEnv(*, max_steps=200, gravity=9.8, masscart=1.0, masspole=0.1, halflength=0.5,
-                forcemag=10.0, dt=0.02, thetathreshold=12.0, xthreshold=2.4, render_mode=None,
-                rng=None, seed=None):
+class ContinuousCartPoleAction(gymnasium.ActionWrapper):
+    """Gives Gymnasium's CartPole RL.jl's continuous action: a force scale ``a`` in
+    ``Box(-1, 1, (1,))``, the force being ``a * forcemag``.
+
+    Gymnasium's CartPole pushes with ``+force_mag`` for action 1 and ``-force_mag`` for action 0;
+    this wrapper sets ``force_mag = |a| * forcemag`` before each step and passes action 1 when
+    ``a >= 0``, 0 otherwise, so the dynamics see exactly the force ``a * forcemag``.
+    """
+
+    def __init__(self, env, forcemag):
+        super().__init__(env)
+        self.forcemag = float(forcemag)
+        self.action_space = spaces.Box(-1.0, 1.0, shape=(1,), dtype=np.float32)
+
+    def action(self, action):
+        scale = float(np.asarray(action, dtype=np.float64).reshape(-1)[0])
+        self.env.unwrapped.force_mag = abs(scale) * self.forcemag
+        return int(scale >= 0.0)
+
+
+def CartPoleEnv(*, continuous=False, max_steps=200, gravity=9.8, masscart=1.0, masspole=0.1,
+                halflength=0.5, forcemag=10.0, dt=0.02, thetathreshold=12.0, xthreshold=2.4,
+                render_mode=None, rng=None, seed=None):
     """The cart-pole balancing task (Barto, Sutton & Anderson 1983) as Gymnasium's
     ``CartPole-v1``, with RL.jl's keywords.
 
     Reward 1 per step; the episode terminates when the pole leans more than ``thetathreshold``
     degrees or the cart leaves ``[-xthreshold, xthreshold]``, and is truncated after
     ``max_steps`` steps (RL.jl's default 200; Gymnasium's ``CartPole-v1`` uses 500). Actions:
-    0 pushes left, 1 right, with force ``forcemag``. RL.jl's ``continuous=true`` variant has no
-    Gymnasium counterpart and is not offered.
+    0 pushes left, 1 right, with force ``forcemag``. With ``continuous=True`` (RL.jl's continuous
+    variant) the action is a force scale in ``Box(-1, 1, (1,))`` (RL.jl: a scalar in [-1, 1])
+    and the cart is pushed with ``a * forcemag``: Gymnasium's CartPole wrapped in
+    :class:`ContinuousCartPoleAction`, which sets the force magnitude for each step.
 
-    Keyword arguments: ``max_steps=200``, ``gravity=9.8``, ``masscart=1.0``, ``masspole=0.1``,
-    ``halflength=0.5``, ``forcemag=10.0``, ``dt=0.02``, ``thetathreshold=12.0`` (degrees),
-    ``xthreshold=2.4``, ``render_mode=None``, ``rng``/``seed``.
+    Keyword arguments: ``continuous=False``, ``max_steps=200``, ``gravity=9.8``,
+    ``masscart=1.0``, ``masspole=0.1``, ``halflength=0.5``, ``forcemag=10.0``, ``dt=0.02``,
+    ``thetathreshold=12.0`` (degrees), ``xthreshold=2.4``, ``render_mode=None``,
+    ``rng``/``seed``.
+
+    >>> env = CartPoleEnv(continuous=True, seed=0)
+    >>> env.reset(); env(np.array([0.5], dtype=np.float32)); env.action_space()
+    Box(-1.0, 1.0, (1,), float32)
     """
     _check_positive(gravity=gravity, masscart=masscart, masspole=masspole,
                     halflength=halflength, forcemag=forcemag, dt=dt,
                     thetathreshold=thetathreshold, xthreshold=xthreshold)
-    env = GymEnv("CartPole-v1", max_episode_steps=_check_max_steps(max_steps),
-                 render_mode=render_mode, rng=rng, seed=seed)
+    gym_env = gymnasium.make("CartPole-v1", max_episode_steps=_check_max_steps(max_steps),
+                             render_mode=render_mode)
+    if continuous:
+        gym_env = ContinuousCartPoleAction(gym_env, forcemag)
+    env = GymEnv(gym_env, rng=rng, seed=seed)
     physics = env.gym_env.unwrapped
     physics.gravity, physics.masscart, physics.masspole = gravity, masscart, masspole
     physics.total_mass = masspole + masscart
@@ -135,12 +166,16 @@ def PendulumEnv(*, continuous=True, n_actions=3, max_steps=200, g=10.0, render_m
                                 action_space_mapping=lambda _: discrete)
 
 
-def AcrobotEnv(*, max_steps=500, render_mode=None, rng=None, seed=None):
+def AcrobotEnv(*, max_steps=200, render_mode=None, rng=None, seed=None):
     """The acrobot swing-up (Sutton 1996) as Gymnasium's ``Acrobot-v1``: three torques
     (-1, 0, +1), reward -1 per step, terminates when the tip swings above the bar, truncated
     after ``max_steps`` steps.
 
-    Keyword arguments: ``max_steps=500``, ``render_mode=None``, ``rng``/``seed``.
+    ``max_steps=200`` is RL.jl's default (``AcrobotEnv(; max_steps = 200)``); Gymnasium's
+    ``Acrobot-v1`` uses 500. The reward is Gymnasium's (-1 every step until the goal, 0 on
+    reaching it), not RL.jl's (-1 only on the last step).
+
+    Keyword arguments: ``max_steps=200``, ``render_mode=None``, ``rng``/``seed``.
     """
     return GymEnv("Acrobot-v1", max_episode_steps=_check_max_steps(max_steps),
                   render_mode=render_mode, rng=rng, seed=seed)

@@ -25,9 +25,11 @@ dispatch (DESIGN.md §3):
   ``StopAfterEpisode(n)`` counts episodes of all sub-environments. The run ends after the batch
   in which it first says stop.
 
-A sub-environment that raises, or whose process dies, makes the step raise :class:`SubEnvError`
-naming the sub-environment; the vector environment is then closed (its worker processes are
-terminated), so nothing hangs. ``step_timeout`` bounds a step in async mode.
+A sub-environment whose factory raises, that raises in ``step``/``reset``, or whose process dies,
+gives :class:`SubEnvError` naming the sub-environment; the vector environment is then closed
+(its worker processes are terminated), so nothing hangs. In async mode ``step_timeout`` (60 s by
+default) bounds a step or reset: past it, :class:`SubEnvError` names the sub-environments that
+did not answer.
 
 Example::
 
@@ -61,6 +63,7 @@ from rlenvs.gymnasium_env import to_gymnasium
 __all__ = ["MultiThreadEnv", "VectorEnv", "SubEnv", "SubEnvError"]
 
 _SEED_BOUND = 2**31 - 1
+_NONE = np.zeros(0, dtype=np.intp)
 _MODES = ("sync", "async")
 
 
@@ -69,43 +72,100 @@ class SubEnvError(RuntimeError):
 
 
 class _GuardedEnv(gymnasium.Wrapper):
-    """Turns any exception of the sub-environment into a :class:`SubEnvError` naming it."""
+    """Turns any exception of the sub-environment into a :class:`SubEnvError` naming it (async
+    mode: it runs in the worker process, which sends the error to the parent)."""
 
     def __init__(self, env, index):
         super().__init__(env)
-        self.index = index
-        spec = env.spec
-        name = spec.id if spec is not None else type(env.unwrapped).__name__
-        self.label = f"sub-env {index} ({name})"
-
-    def _guard(self, method, *args, **kwargs):
-        try:
-            return method(*args, **kwargs)
-        except SubEnvError:
-            raise
-        except Exception as error:
-            raise SubEnvError(f"{self.label} raised {type(error).__name__} in "
-                              f"{method.__name__}(): {error}") from error
+        self.label = _label(env, index)
 
     def step(self, action):
-        return self._guard(self.env.step, action)
+        try:
+            return self.env.step(action)
+        except Exception as error:
+            raise SubEnvError(f"{self.label} raised {type(error).__name__} in step(): "
+                              f"{error}") from error
 
     def reset(self, **kwargs):
-        return self._guard(self.env.reset, **kwargs)
+        try:
+            return self.env.reset(**kwargs)
+        except Exception as error:
+            raise SubEnvError(f"{self.label} raised {type(error).__name__} in reset(): "
+                              f"{error}") from error
 
 
-def _build(factory, index):
-    """Make sub-environment ``index`` (runs in the worker process in async mode)."""
-    if isinstance(factory, str):
-        env = gymnasium.make(factory)
-    else:
-        env = factory()
-        if isinstance(env, AbstractEnv):
-            env = to_gymnasium(env)
-        elif not isinstance(env, gymnasium.Env):
-            raise TypeError(f"the factory of sub-env {index} returned {env!r}; it must return a "
-                            "gymnasium.Env or a single-agent rlcore AbstractEnv")
-    return _GuardedEnv(env, index)
+def _label(env, index):
+    spec = env.spec
+    name = spec.id if spec is not None else type(env.unwrapped).__name__
+    return f"sub-env {index} ({name})"
+
+
+def _build(factory, index, guard):
+    """Make sub-environment ``index`` (runs in the worker process in async mode); ``guard`` wraps
+    it in :class:`_GuardedEnv`."""
+    try:
+        env = gymnasium.make(factory) if isinstance(factory, str) else factory()
+    except Exception as error:
+        raise SubEnvError(f"the factory of sub-env {index} ({factory!r}) raised "
+                          f"{type(error).__name__}: {error}") from error
+    if isinstance(env, AbstractEnv):
+        env = to_gymnasium(env)
+    elif not isinstance(env, gymnasium.Env):
+        raise TypeError(f"the factory of sub-env {index} returned {env!r}; it must return a "
+                        "gymnasium.Env or a single-agent rlcore AbstractEnv")
+    return _GuardedEnv(env, index) if guard else env
+
+
+class _AsyncVectorEnv(AsyncVectorEnv):
+    """Gymnasium's ``AsyncVectorEnv``, except that a worker which dies while the vector env is
+    being built (its factory raised) gives a :class:`SubEnvError` naming it, with every worker
+    terminated, instead of a bare ``ConnectionResetError`` or ``EOFError``."""
+
+    def _check_spaces(self):
+        try:
+            super()._check_spaces()
+        except (EOFError, BrokenPipeError, ConnectionError) as error:
+            dead = _dead_workers(self.processes)
+            for process in self.processes:
+                if process.is_alive():
+                    process.terminate()
+            for process in self.processes:
+                process.join()
+            for pipe in self.parent_pipes:
+                if pipe is not None:
+                    pipe.close()
+            self.closed = True
+            raise SubEnvError(f"the process of {dead or 'a sub-env'} died while the vector env "
+                              f"was being built ({type(error).__name__}: its factory raised, "
+                              "see the worker's traceback on stderr); all workers were "
+                              "terminated") from error
+
+
+def _dead_workers(processes, wait=2.0):
+    """Which worker processes have died (waiting up to ``wait`` s for the OS to tell)."""
+    deadline = time.monotonic() + wait
+    while True:
+        dead = [(i, p) for i, p in enumerate(processes) if not p.is_alive()]
+        if dead or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    return ", ".join(f"sub-env {i} (exit code {p.exitcode})" for i, p in dead)
+
+
+def _failing_sub_env(error):
+    """``(index, "step" or "reset")`` of the sub-environment whose ``step``/``reset`` raised
+    ``error`` inside ``SyncVectorEnv.step``/``reset``, read from the traceback (so sync mode pays
+    nothing for naming it until something fails), or ``None``."""
+    codes = (SyncVectorEnv.step.__code__, SyncVectorEnv.reset.__code__)
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code in codes and tb.tb_next is not None \
+                and tb.tb_next.tb_frame.f_code.co_name in ("step", "reset"):
+            index = tb.tb_frame.f_locals.get("i")
+            return (index, tb.tb_next.tb_frame.f_code.co_name) if isinstance(index, int) \
+                else None
+        tb = tb.tb_next
+    return None
 
 
 class MultiThreadEnv(AbstractEnv):
@@ -122,13 +182,19 @@ class MultiThreadEnv(AbstractEnv):
 
     Keyword arguments: ``mode="sync"`` (in this process) or ``"async"`` (a process each),
     ``shared_memory=True`` (async: observations through shared memory), ``context=None``
-    (async: the multiprocessing start method), ``step_timeout=None`` (async: seconds a step may
-    take before :class:`SubEnvError`), ``rng``/``seed`` (the first ``reset()`` seeds
+    (async: the multiprocessing start method), ``step_timeout=60.0`` (async: seconds a step or
+    reset may take; past it :class:`SubEnvError` names the sub-environments that did not
+    answer and the workers are terminated; ``None`` waits forever; a sync sub-environment runs
+    in this process and cannot be timed out), ``rng``/``seed`` (the first ``reset()`` seeds
     sub-environment ``i`` with ``s + i``, ``s`` drawn from ``rng``).
+
+    A sub-environment whose factory raises, or which raises in ``step``/``reset``, or whose
+    process dies, gives :class:`SubEnvError` naming it; the vector env is then closed and its
+    worker processes are gone.
     """
 
     def __init__(self, envs, n=None, *, mode="sync", shared_memory=True, context=None,
-                 step_timeout=None, rng=None, seed=None):
+                 step_timeout=60.0, rng=None, seed=None):
         if isinstance(envs, str) or callable(envs):
             if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
                 raise ValueError(f"with one environment {envs!r}, n must be the number of "
@@ -146,17 +212,22 @@ class MultiThreadEnv(AbstractEnv):
         self.mode = mode
         self.step_timeout = step_timeout
         self.rng = make_rng(rng, seed)
-        factories = [functools.partial(_build, factory, i) for i, factory in enumerate(envs)]
+        # Sync mode names a failing sub-env from the traceback (_failing_sub_env) rather than
+        # through a wrapper around every sub-env, which would cost a call per sub-env step.
+        factories = [functools.partial(_build, factory, i, mode == "async")
+                     for i, factory in enumerate(envs)]
         if mode == "sync":
             self.vector_env = SyncVectorEnv(factories, autoreset_mode=AutoresetMode.SAME_STEP)
         else:
-            self.vector_env = AsyncVectorEnv(factories, shared_memory=shared_memory,
-                                             context=context,
-                                             autoreset_mode=AutoresetMode.SAME_STEP)
+            self.vector_env = _AsyncVectorEnv(factories, shared_memory=shared_memory,
+                                              context=context,
+                                              autoreset_mode=AutoresetMode.SAME_STEP)
         self.n = self.vector_env.num_envs
         self._single_action_space = self.vector_env.single_action_space
         self._action_space = self.vector_env.action_space
         self._discrete = type(self._single_action_space) is spaces.Discrete
+        self._batch_shape = (self.n,)
+        self._stepper = self.vector_env.step if mode == "sync" else self._step_async
         self._views = [SubEnv(self, i) for i in range(self.n)]
         self._seeded = False
         self._closed = False
@@ -165,7 +236,9 @@ class MultiThreadEnv(AbstractEnv):
         self._terminated = np.zeros(self.n, dtype=bool)
         self._truncated = np.zeros(self.n, dtype=bool)
         self._final_states = {}
+        self._ended = _NONE  # the sub-envs whose episodes the last step ended
         self._fresh = np.ones(self.n, dtype=bool)
+        self._any_fresh = True
 
     def __len__(self):
         return self.n
@@ -183,44 +256,65 @@ class MultiThreadEnv(AbstractEnv):
             seed = int(self.rng.integers(_SEED_BOUND))
             self._action_space.seed(seed)
             self._seeded = True
-        self._state, _ = self._call(self.vector_env.reset, seed=seed)
+        self._state, _ = self._call(self._reset, seed)
         self._reward = np.zeros(self.n)
         self._terminated = np.zeros(self.n, dtype=bool)
         self._truncated = np.zeros(self.n, dtype=bool)
         self._final_states = {}
+        self._ended = _NONE
         self._fresh[:] = True
+        self._any_fresh = True
 
     def __call__(self, actions):
-        self._check_open()
-        if self._state is None:
+        if self._state is None or self._closed:
+            self._check_open()
             raise RuntimeError(f"{self!r} has not been reset; call reset() before acting")
         actions = self._check_actions(actions)
-        state, reward, terminated, truncated, info = self._call(self._step, actions)
+        try:
+            state, reward, terminated, truncated, info = self._stepper(actions)
+        except Exception as error:
+            self._raise_sub_env_error(error)
         self._state, self._reward = state, reward
         self._terminated, self._truncated = terminated, truncated
-        self._fresh[:] = False
+        if self._any_fresh:
+            self._fresh[:] = False
+            self._any_fresh = False
+        # Same-step autoreset: the sub-envs that ended (terminated or truncated) are exactly
+        # those with a final observation.
         if "_final_obs" in info:
             finals = info["final_obs"]
-            self._final_states = {int(i): finals[i] for i in np.flatnonzero(info["_final_obs"])}
-        else:
+            self._ended = np.flatnonzero(info["_final_obs"])
+            self._final_states = {int(i): finals[i] for i in self._ended}
+        elif self._ended is not _NONE:
+            self._ended = _NONE
             self._final_states = {}
 
-    def _step(self, actions):
+    def _reset(self, seed):
         if self.mode == "async":
-            self.vector_env.step_async(actions)
-            return self.vector_env.step_wait(timeout=self.step_timeout)
-        return self.vector_env.step(actions)
+            self.vector_env.reset_async(seed=seed)
+            return self.vector_env.reset_wait(timeout=self.step_timeout)
+        return self.vector_env.reset(seed=seed)
+
+    def _step_async(self, actions):
+        self.vector_env.step_async(actions)
+        return self.vector_env.step_wait(timeout=self.step_timeout)
 
     def _check_actions(self, actions):
         actions = np.asarray(actions)
-        if self._discrete and actions.shape == (self.n,) and actions.dtype.kind in "iu":
-            low = self._single_action_space.start
-            if ((actions >= low) & (actions < low + self._single_action_space.n)).all():
+        if self._discrete and actions.shape == self._batch_shape and actions.dtype.kind in "iu":
+            # One reduction: below start wraps around to a huge unsigned value.
+            offsets = actions.astype(np.int64, copy=False)
+            low = int(self._single_action_space.start)
+            if low:
+                offsets = offsets - low
+            if offsets.view(np.uint64).max() < self._single_action_space.n:
                 return actions
-        if len(actions) != self.n:
+        if actions.ndim == 0 or len(actions) != self.n:
             raise ValueError(f"actions {actions!r} must hold one action per sub-env "
                              f"({self.n}) from {self._single_action_space}")
-        for i, action in enumerate(actions):
+        if self._action_space.contains(actions):  # one check of the whole batch
+            return actions
+        for i, action in enumerate(actions):  # find the culprit for the message
             try:
                 check_action_in_space(action, self._single_action_space)
             except ValueError as error:
@@ -230,29 +324,41 @@ class MultiThreadEnv(AbstractEnv):
     def _call(self, method, *args, **kwargs):
         try:
             return method(*args, **kwargs)
-        except SubEnvError:
+        except Exception as error:
+            self._raise_sub_env_error(error)
+
+    def _raise_sub_env_error(self, error):
+        """Close the vector env and raise :class:`SubEnvError` naming the failing sub-env(s), or
+        re-raise ``error`` when no sub-env is to blame."""
+        if isinstance(error, SubEnvError):
             self.close(terminate=True)
-            raise
-        except multiprocessing.TimeoutError as error:
+            raise error
+        if isinstance(error, multiprocessing.TimeoutError):
+            silent = self._silent_workers()
             self.close(terminate=True)
-            raise SubEnvError(f"{self!r}: a sub-env did not answer within {self.step_timeout} s; "
-                              "the vector env was closed") from error
-        except (EOFError, BrokenPipeError, ConnectionError) as error:
-            dead = self._dead_workers()
+            raise SubEnvError(f"{self!r}: {silent or 'a sub-env'} did not answer within "
+                              f"{self.step_timeout} s; the vector env was closed and its workers "
+                              "terminated") from error
+        if isinstance(error, (EOFError, BrokenPipeError, ConnectionError)):
+            dead = _dead_workers(getattr(self.vector_env, "processes", ()))
             self.close(terminate=True)
             raise SubEnvError(f"{self!r}: the process of {dead or 'a sub-env'} died "
                               f"({type(error).__name__}); the vector env was closed") from error
+        failing = _failing_sub_env(error) if self.mode == "sync" else None
+        if failing is None:
+            raise error
+        index, method_name = failing
+        label = _label(self.vector_env.envs[index], index)
+        self.close()
+        raise SubEnvError(f"{label} raised {type(error).__name__} in {method_name}(): "
+                          f"{error}") from error
 
-    def _dead_workers(self, wait=2.0):
-        """Which worker processes have died (waiting up to ``wait`` s for the OS to tell)."""
-        processes = getattr(self.vector_env, "processes", ())
-        deadline = time.monotonic() + wait
-        while True:
-            dead = [(i, p) for i, p in enumerate(processes) if not p.is_alive()]
-            if dead or time.monotonic() > deadline:
-                break
-            time.sleep(0.01)
-        return ", ".join(f"sub-env {i} (exit code {p.exitcode})" for i, p in dead)
+    def _silent_workers(self):
+        """The sub-environments whose workers have not answered the pending call."""
+        pipes = getattr(self.vector_env, "parent_pipes", ())
+        silent = [i for i, pipe in enumerate(pipes)
+                  if pipe is not None and not pipe.closed and not pipe.poll(0)]
+        return ", ".join(f"sub-env {i}" for i in silent)
 
     def _check_open(self):
         if self._closed:
@@ -390,11 +496,12 @@ def run_loop(policy, env, stop_condition, hook):  # noqa: F811
             if stop_condition(policy, view):
                 is_stop = True
                 break
-        ended = np.flatnonzero(env.is_terminated() | env.is_truncated())
+        ended = env._ended
         for i in ended:
             update(policy, views[i], POST_EPISODE_STAGE)
             hook(POST_EPISODE_STAGE, policy, views[i])
-        if not is_stop:
+        if not is_stop and len(ended):
+            env._any_fresh = True
             for i in ended:
                 env._fresh[i] = True
                 update(policy, views[i], PRE_EPISODE_STAGE)

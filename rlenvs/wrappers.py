@@ -180,10 +180,14 @@ class ActionTransformedEnv(AbstractEnvWrapper):
     ``action_space_mapping(inner.action_space())``.
 
     The action is checked against the mapped space before it is mapped (``ValueError`` naming
-    both). Under FULL_ACTION_SET, ``legal_action_space()`` is mapped by ``action_space_mapping``
-    and the mask is the inner one, so the mapping must keep action indices.
+    both). Under FULL_ACTION_SET the legal actions must stay consistent with the mask: by default
+    ``legal_action_space()`` and ``legal_action_space_mask()`` are the inner ones, so the mapping
+    must keep action indices (e.g. it only changes the space's type or what an index does).
+    Otherwise pass ``legal_action_mapping``, a function from the inner legal actions (a list) to
+    the outer ones; the mask is then built from them over the mapped (Discrete) space.
 
-    Keyword arguments: ``action_mapping=identity``, ``action_space_mapping=identity``.
+    Keyword arguments: ``action_mapping=identity``, ``action_space_mapping=identity``,
+    ``legal_action_mapping=None``.
 
     >>> import numpy as np
     >>> from rlenvs import PendulumEnv
@@ -194,10 +198,15 @@ class ActionTransformedEnv(AbstractEnvWrapper):
     Discrete(5)
     """
 
-    def __init__(self, env, *, action_mapping=_identity, action_space_mapping=_identity):
+    def __init__(self, env, *, action_mapping=_identity, action_space_mapping=_identity,
+                 legal_action_mapping=None):
         super().__init__(env)
+        if legal_action_mapping is not None and not callable(legal_action_mapping):
+            raise TypeError(f"legal_action_mapping must be callable or None, got "
+                            f"{legal_action_mapping!r}")
         self.action_mapping = action_mapping
         self.action_space_mapping = action_space_mapping
+        self.legal_action_mapping = legal_action_mapping
         self._spaces = {}
 
     def action_space(self, player=None):
@@ -211,14 +220,24 @@ class ActionTransformedEnv(AbstractEnvWrapper):
         return cached[1]
 
     def legal_action_space(self, player=None):
-        if isinstance(self.ActionStyle, FullActionSet):
-            return self.action_space_mapping(self.inner.legal_action_space(player))
-        return self.action_space(player)
+        if not isinstance(self.ActionStyle, FullActionSet):
+            return self.action_space(player)
+        legal = self.inner.legal_action_space(player)
+        return legal if self.legal_action_mapping is None else self.legal_action_mapping(legal)
 
     def legal_action_space_mask(self, player=None):
-        if isinstance(self.ActionStyle, FullActionSet):
+        if not isinstance(self.ActionStyle, FullActionSet):
+            return AbstractEnv.legal_action_space_mask(self, player)
+        if self.legal_action_mapping is None:
             return self.inner.legal_action_space_mask(player)
-        return AbstractEnv.legal_action_space_mask(self, player)
+        space = self.action_space(player)
+        if not isinstance(space, spaces.Discrete):
+            raise TypeError(f"{type(self).__name__}: a mask needs a Discrete action space, "
+                            f"got {space}")
+        mask = np.zeros(space.n, dtype=bool)
+        legal = np.asarray(list(self.legal_action_space(player)), dtype=np.int64)
+        mask[legal - int(space.start)] = True
+        return mask
 
     def __call__(self, action):
         if isinstance(self.ActionStyle, FullActionSet):
@@ -474,13 +493,14 @@ class SequentialEnv(AbstractEnvWrapper):
         if self.is_terminated() or self.is_truncated():
             raise RuntimeError(f"the episode of {self!r} is over; call reset() before acting")
         self.check_action(action, self.current_player())
-        self._actions.append(action)
-        if len(self._actions) == len(self._order):
-            joint = tuple(self._actions)
+        if len(self._actions) + 1 == len(self._order):
+            # The choices are kept until the inner step succeeds: if it raises, the last player
+            # is still to choose and the earlier choices stand.
+            self.inner(tuple(self._actions) + (action,))
             self._actions = []
-            self.inner(joint)
             self._reward_ready = True
         else:
+            self._actions.append(action)
             self._reward_ready = False
 
     def reward(self, player=None):

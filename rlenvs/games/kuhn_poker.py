@@ -52,6 +52,12 @@ class KuhnPokerEnv(AbstractEnv):
     itself. ``action_space()`` is the current player's: ``Discrete(3)`` (cards) for chance,
     ``Discrete(2)`` for the players; only undealt cards are legal to deal (FULL_ACTION_SET).
 
+    Deliberate difference from RL.jl: RL.jl declares ``MINIMAL_ACTION_SET`` yet gives the chance
+    player a ``legal_action_space`` (the undealt cards) smaller than its action space. In this
+    interface a MINIMAL_ACTION_SET env's legal actions are its whole action space, so a policy
+    (``RandomPolicy``, a CFR learner) could deal a card twice; FULL_ACTION_SET states what the
+    game is. For the two players every action is always legal, so nothing changes for them.
+
     Keyword arguments: ``rng``/``seed`` (kept for a uniform interface; chance acts through its
     own actions, e.g. sampled by :class:`rlenvs.StochasticEnv`).
 

@@ -30,7 +30,8 @@ class PigEnv(AbstractEnv):
     uniform over the six faces; chance action ``k`` is face ``k + 1``) throws the die: a 1 loses
     the turn total and ends the turn, any other face adds to the turn total. Holding banks the
     turn total and passes the turn. The first player whose banked score reaches ``target_score``
-    wins: reward 1 for the winner and 0 for the others at the end (constant sum 1).
+    wins: reward 1 for the winner and -1 for each of the others at the end, as in RL.jl's
+    ``PigEnv`` (constant sum ``2 - n_players``).
 
     The state, the same for every player, is the int64 array ``[score_0, ..., score_{n-1},
     turn_total, current_player_index]``.
@@ -43,7 +44,7 @@ class PigEnv(AbstractEnv):
         >>> env = PigEnv(target_score=5)
         >>> env.reset(); env(ROLL); env(5); env(HOLD)  # rolled a 6 and banked it
         >>> env.is_terminated(), env.reward("player_0"), env.reward("player_1")
-        (True, 1.0, 0.0)
+        (True, 1.0, -1.0)
     """
 
     DynamicStyle = SEQUENTIAL
@@ -134,7 +135,7 @@ class PigEnv(AbstractEnv):
         player = self._player_or_current(player)
         if not self.is_terminated() or player is CHANCE_PLAYER:
             return 0.0
-        return 1.0 if self.scores[self._players.index(player)] >= self.target_score else 0.0
+        return 1.0 if self.scores[self._players.index(player)] >= self.target_score else -1.0
 
     def is_terminated(self):
         return bool((self.scores >= self.target_score).any())

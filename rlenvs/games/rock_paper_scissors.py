@@ -34,7 +34,10 @@ class RockPaperScissorsEnv(AbstractEnv):
 
     ``players()`` is ``("player_0", "player_1")``; the action is the tuple of both choices and
     ``action_space(player)`` is ``Discrete(3)``. The state is always 0 (``Discrete(1)``): nothing
-    is observed before choosing. ``last_actions`` holds the round just played.
+    is observed before choosing. As in every simultaneous game here, ``state()`` without a player
+    is what all the players see together: here the one state they share (compare
+    :class:`rlenvs.SpeakerListenerEnv`, whose players see different things). ``last_actions``
+    holds the round just played.
 
     Keyword arguments: ``rng``/``seed`` (kept for a uniform interface; the game is
     deterministic).

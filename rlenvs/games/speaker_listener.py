@@ -42,7 +42,19 @@ class SpeakerListenerEnv(AbstractEnv):
 
     States: the speaker sees the goal as a one-hot vector (``Box(0, 1, (N,))``); the listener sees
     its velocity, the landmarks relative to itself and the last message
-    (``Box(-inf, inf, (2 + 2N + N,))``), all float32. Renders as text and ``rgb_array``.
+    (``Box(-inf, inf, (2 + 2N + N,))``), all float32. ``state()`` without a player is what all
+    the players see together, as for :class:`rlenvs.RockPaperScissorsEnv`: here the tuple of
+    both states in the order of ``players()`` (like the joint action), in the ``spaces.Tuple``
+    of ``state_space()``. Renders as text and ``rgb_array``.
+
+    Deliberate differences from RL.jl: RL.jl's version is EXPLICIT_STOCHASTIC, a chance player
+    placing each landmark and the listener with continuous actions and then choosing the goal;
+    it defines no ``prob()`` for those continuous actions, so nothing (not
+    :class:`rlenvs.StochasticEnv`, not a CFR-style learner) could play that chance player from
+    the interface. Here the start is drawn from ``rng`` at ``reset()`` (STOCHASTIC). The
+    dynamics and spaces follow the multi-agent particle environment's
+    ``simple_speaker_listener`` (a message vector and a 2-D force) rather than RL.jl's rounded
+    message index and four-direction push.
 
     Keyword arguments: ``N=3`` landmarks (at least 2), ``max_steps=25``, ``damping=0.25``,
     ``sensitivity=5.0``, ``dt=0.1``, ``rng``/``seed``.
@@ -60,7 +72,7 @@ class SpeakerListenerEnv(AbstractEnv):
     NumAgentStyle = MultiAgent(2)
     DynamicStyle = SIMULTANEOUS
     InformationStyle = IMPERFECT_INFORMATION
-    ChanceStyle = STOCHASTIC
+    ChanceStyle = STOCHASTIC  # RL.jl: EXPLICIT_STOCHASTIC (see the docstring)
     RewardStyle = STEP_REWARD
     UtilityStyle = IDENTICAL_UTILITY
     ActionStyle = MINIMAL_ACTION_SET
@@ -86,6 +98,7 @@ class SpeakerListenerEnv(AbstractEnv):
             "speaker": spaces.Box(0.0, 1.0, shape=(self.N,), dtype=np.float32),
             "listener": spaces.Box(-np.inf, np.inf, shape=(2 + 3 * self.N,), dtype=np.float32),
         }
+        self._joint_state_space = spaces.Tuple(tuple(self._state_spaces[p] for p in PLAYERS))
         self.landmarks = np.zeros((self.N, 2))
         self.goal = 0
         self.position = np.zeros(2)
@@ -132,6 +145,8 @@ class SpeakerListenerEnv(AbstractEnv):
         self._stepped = True
 
     def state(self, player=None):
+        if player is None or player is SIMULTANEOUS_PLAYER:
+            return tuple(self.state(p) for p in PLAYERS)
         self._check_player(player)
         if player == "speaker":
             one_hot = np.zeros(self.N, dtype=np.float32)
@@ -141,6 +156,8 @@ class SpeakerListenerEnv(AbstractEnv):
         return np.concatenate([self.velocity, relative, self.message]).astype(np.float32)
 
     def state_space(self, player=None):
+        if player is None or player is SIMULTANEOUS_PLAYER:
+            return self._joint_state_space
         self._check_player(player)
         return self._state_spaces[player]
 

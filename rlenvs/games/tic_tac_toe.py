@@ -45,6 +45,13 @@ class TicTacToeEnv(AbstractEnv):
     ``state[k, i, j] == 1`` when cell (i, j) holds k (0 empty, 1 cross, 2 nought). ``board`` is
     the 3x3 array of 0/1/2. Renders as text and ``rgb_array``.
 
+    Deliberate difference from RL.jl: RL.jl offers three state styles, ``Observation{String}``,
+    ``Observation{Int}`` (an index over the 5478 reachable boards) and
+    ``Observation{BitArray{3}}``. Our ``StateStyle`` values carry no type parameter, so there is
+    one OBSERVATION: the one-hot array, RL.jl's ``BitArray{3}`` style. The string view is
+    ``render()`` (the same 3x3 layout of ``x``, ``o`` and ``.``), and a tabular learner can key on
+    ``board.tobytes()``.
+
     Keyword arguments: ``rng``/``seed`` (kept for a uniform interface; the game is
     deterministic).
 

@@ -39,6 +39,12 @@ class TinyHanabiEnv(AbstractEnv):
     A player's state is its information set, encoded in ``Discrete(12)`` as
     ``4 * (card + 1) + (a0 + 1)`` with 0 for "not yet known".
 
+    Deliberate difference from RL.jl: RL.jl deals without replacement (its ``prob`` gives the
+    second card zero weight on the first one), so the two cards always differ and the half of
+    the payoff table where they are equal is never reached. We deal each card independently, as
+    OpenSpiel's ``tiny_hanabi`` and the paper do, so the whole table (and its known optimum) is
+    the game being played.
+
     Keyword arguments: ``rng``/``seed`` (kept for a uniform interface).
 
     Example::

@@ -70,3 +70,40 @@ def test_discrete_pendulum_applies_the_torques():
                                   PendulumEnv, AcrobotEnv])
 def test_passes_interface_checks(make):
     test_interfaces(make(seed=0), n_episodes=1)
+
+
+def test_continuous_cartpole_scales_the_force():
+    env = CartPoleEnv(continuous=True, seed=3, max_steps=500)
+    assert env.action_space() == spaces.Box(-1.0, 1.0, (1,), np.float32)
+    assert env.name == "CartPole-v1"
+    reference = CartPoleEnv(seed=3, max_steps=500)
+    env.reset()
+    reference.reset()
+    np.testing.assert_array_equal(env.state(), reference.state())
+    # Full force either way is the discrete task; half force moves half as fast; zero force
+    # leaves the cart's velocity alone.
+    for scale, action in ((1.0, 1), (-1.0, 0), (-1.0, 0)):
+        env(np.array([scale], dtype=np.float32))
+        reference(action)
+        np.testing.assert_allclose(env.state(), reference.state(), rtol=1e-6)
+    half = CartPoleEnv(continuous=True, seed=3)
+    full = CartPoleEnv(continuous=True, seed=3)
+    half.reset()
+    full.reset()
+    velocity = half.state()[1]
+    half(np.array([0.5], dtype=np.float32))
+    full(np.array([1.0], dtype=np.float32))
+    still = CartPoleEnv(continuous=True, seed=3)
+    still.reset()
+    still(np.zeros(1, dtype=np.float32))
+    dv_half, dv_full = half.state()[1] - velocity, full.state()[1] - velocity
+    dv_none = still.state()[1] - velocity
+    assert dv_full > dv_half > dv_none
+    assert dv_half - dv_none == pytest.approx((dv_full - dv_none) / 2, rel=1e-3)
+    with pytest.raises(ValueError, match="Box"):
+        env(np.array([1.5], dtype=np.float32))
+    test_interfaces(CartPoleEnv(continuous=True, seed=0), n_episodes=2)
+
+
+def test_acrobot_uses_rl_jl_max_steps():
+    assert run_out(AcrobotEnv(seed=0), 1) == 200  # RL.jl's default, not Gymnasium's 500

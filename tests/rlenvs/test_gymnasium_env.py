@@ -81,4 +81,9 @@ def test_multi_agent_envs_and_bad_arguments_are_refused():
         to_gymnasium(gymnasium.make("CartPole-v1"))
     with pytest.raises(ValueError, match="render_mode"):
         to_gymnasium(TigerProblemEnv(), render_mode="human")
-    assert to_gymnasium(TigerProblemEnv(seed=0), render_mode="ansi").render() is not None
+    gym_env = to_gymnasium(TigerProblemEnv(seed=0), render_mode="ansi")
+    gym_env.reset(seed=1)
+    for _ in range(3):
+        gym_env.step(0)  # listen: the render shows what was heard
+        assert gym_env.render() == gym_env.rl_env.render("text")
+    assert "heard: tiger on the" in gym_env.render()

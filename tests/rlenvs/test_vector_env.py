@@ -1,5 +1,6 @@
 """Tests of rlenvs/vector_env.py."""
 
+import multiprocessing
 import os
 import time
 
@@ -10,7 +11,7 @@ import pytest
 from gymnasium import spaces
 
 from rlcore import (
-    ComposedStopCondition, DoEveryNEpisode, RandomPolicy, StepsPerEpisode, StopAfterEpisode,
+    ComposedStopCondition, DoEveryNEpisode, DoEveryNStep, RandomPolicy, StepsPerEpisode, StopAfterEpisode,
     StopAfterStep, TotalRewardPerEpisode, run,
 )
 from rlcore.dispatch import check_ambiguities, dispatch
@@ -68,9 +69,14 @@ def test_stop_conditions_count_sub_env_steps_and_episodes():
     run(RandomPolicy(seed=0), env, stop, hook)
     assert stop.steps == 10 and int(hook.count.sum()) + sum(hook.steps) == 12  # 3 batches
     episodes = StopAfterEpisode(6)
-    hook = TotalRewardPerEpisode()
+    ends = []  # how many sub-env episodes each batched step ended
+    hook = TotalRewardPerEpisode() + DoEveryNStep(lambda t, policy, env: ends.append(
+        int((env.is_terminated() | env.is_truncated()).sum())))
     run(RandomPolicy(seed=0), env, ComposedStopCondition(episodes, StopAfterStep(10**6)), hook)
-    assert episodes.episodes == 6 and len(hook.rewards) >= 6
+    # The run stops after the batch with the 6th episode end; every episode that batch ended
+    # is recorded too, and nothing else.
+    assert episodes.episodes == 6 and sum(ends) >= 6 and ends[-1] > 0
+    assert len(hook[0].rewards) == sum(ends)
     env.close()
 
 
@@ -184,3 +190,72 @@ def test_a_sub_process_that_dies_is_named():
     with pytest.raises(SubEnvError, match=r"sub-env 1 \(exit code 3\)"):
         run(RandomPolicy(seed=0), env, StopAfterStep(10**6))
     assert time.perf_counter() - start < 30
+
+
+def gone(env):
+    """Whether every worker process of ``env`` has ended."""
+    return all(not p.is_alive() for p in getattr(env.vector_env, "processes", ()))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_after_a_crash_every_worker_process_is_gone():
+    env = MultiThreadEnv([lambda: Faulty(healthy=True)] * 2 + [Faulty], mode="async", seed=0)
+    processes = list(env.vector_env.processes)
+    assert len(processes) == 3 and all(p.is_alive() for p in processes)
+    with pytest.raises(SubEnvError, match="sub-env 2"):
+        run(RandomPolicy(seed=0), env, StopAfterStep(10**6))
+    assert all(not p.is_alive() for p in processes)
+    env = MultiThreadEnv([lambda: Faulty(healthy=True), lambda: Faulty(crash=True)],
+                         mode="async", seed=0)
+    with pytest.raises(SubEnvError, match="exit code 3"):
+        run(RandomPolicy(seed=0), env, StopAfterStep(10**6))
+    assert gone(env)
+
+
+def broken_factory():
+    raise OSError("no such simulator")
+
+
+def worker_names():
+    return {p.name for p in multiprocessing.active_children() if p.name.startswith("Worker<")}
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_factory_that_raises_is_named(mode):
+    # Sub-env 1: in async mode its factory runs only in its worker (Gymnasium builds sub-env 0
+    # in the parent too, to read the spaces), so the worker dies during construction.
+    before = worker_names()
+    with pytest.raises(SubEnvError, match=r"sub-env 1") as caught:
+        MultiThreadEnv(["CartPole-v1", broken_factory, "CartPole-v1"], mode=mode, seed=0)
+    if mode == "sync":
+        assert "OSError: no such simulator" in str(caught.value)
+    assert worker_names() <= before  # no worker of the failed vector env is left
+    with pytest.raises(SubEnvError, match=r"factory of sub-env 0 .* OSError: no such simulator"):
+        MultiThreadEnv([broken_factory, "CartPole-v1"], mode=mode, seed=0)
+
+
+class Sleepy(Faulty):
+    """Sleeps ``seconds`` in its 3rd step (a hung simulator)."""
+
+    def __init__(self, seconds=0.0):
+        super().__init__(healthy=True)
+        self.seconds = seconds
+
+    def step(self, action):
+        if self.t == 2:
+            time.sleep(self.seconds)
+        return super().step(action)
+
+
+def test_a_hung_sub_env_is_named_after_step_timeout():
+    assert MultiThreadEnv(["CartPole-v1"]).step_timeout == 60.0  # finite by default
+    factories = [Sleepy, lambda: Sleepy(30.0), Sleepy, lambda: Sleepy(30.0)]
+    env = MultiThreadEnv(factories, mode="async", step_timeout=0.5, seed=0)
+    processes = list(env.vector_env.processes)
+    start = time.perf_counter()
+    with pytest.raises(SubEnvError, match=r"sub-env 1, sub-env 3 did not answer within 0.5 s"):
+        run(RandomPolicy(seed=0), env, StopAfterStep(10**6))
+    assert time.perf_counter() - start < 10
+    assert all(not p.is_alive() for p in processes)
+    with pytest.raises(ValueError, match="step_timeout"):
+        MultiThreadEnv(["CartPole-v1"], step_timeout=0)

@@ -161,7 +161,7 @@ WRAPPERS = {
     "StateTransformedEnv": lambda env: StateTransformedEnv(env),
     "ActionTransformedEnv": lambda env: ActionTransformedEnv(env),
     "RewardTransformedEnv": lambda env: RewardTransformedEnv(env),
-    "RewardOverriddenEnv": lambda env: RewardOverriddenEnv(env, lambda e, p: e.reward(p)),
+    "RewardOverriddenEnv": lambda env: RewardOverriddenEnv(env, lambda e, p=None: e.reward(p)),
     "StateCachedEnv": StateCachedEnv,
     "MaxTimeoutEnv": lambda env: MaxTimeoutEnv(env, max_t=1000),
     "DefaultStateStyleEnv": lambda env: DefaultStateStyleEnv(env, env.DefaultStateStyle),
@@ -183,3 +183,95 @@ def test_every_wrapper_forwards_the_interface_of_a_game(wrap, make):
     assert env.legal_action_space_mask().tolist() == inner.legal_action_space_mask().tolist()
     assert env.render() == inner.render()
     test_interfaces(env, n_episodes=5)
+
+
+def test_action_transformed_legal_actions_agree_with_the_mask():
+    # A mapping of the space that keeps indices: the legal actions stay the inner ones (not the
+    # whole mapped space) and agree with the mask.
+    env = ActionTransformedEnv(MontyHallEnv(seed=0),
+                               action_space_mapping=lambda space: spaces.Discrete(space.n))
+    env.reset()
+    env(0)
+    legal = env.legal_action_space()
+    assert len(legal) == 2 and env.inner.opened not in legal
+    assert list(np.flatnonzero(env.legal_action_space_mask())) == sorted(legal)
+    test_interfaces(env)
+    # Doors renumbered from the right: the legal actions and the mask are mapped together.
+    flipped = ActionTransformedEnv(MontyHallEnv(seed=0), action_mapping=lambda a: 2 - a,
+                                   legal_action_mapping=lambda legal: [2 - a for a in legal])
+    flipped.reset()
+    flipped(2)  # door 0
+    opened = flipped.inner.opened
+    assert 2 - opened not in flipped.legal_action_space()
+    assert list(np.flatnonzero(flipped.legal_action_space_mask())) == sorted(
+        flipped.legal_action_space())
+    with pytest.raises(ValueError):
+        flipped(2 - opened)
+    test_interfaces(flipped)
+    with pytest.raises(TypeError, match="legal_action_mapping"):
+        ActionTransformedEnv(MontyHallEnv(), legal_action_mapping=3)
+
+
+class Jammed(RockPaperScissorsEnv):
+    """Rock-paper-scissors whose first joint step raises."""
+
+    jams = 1
+
+    def __call__(self, action):
+        if self.jams:
+            self.jams -= 1
+            raise OSError("jammed")
+        super().__call__(action)
+
+
+def test_sequential_env_keeps_the_choices_when_the_joint_step_fails():
+    env = SequentialEnv(Jammed())
+    env.reset()
+    env(0)  # player_0: rock
+    with pytest.raises(OSError, match="jammed"):
+        env(2)
+    assert env.current_player() == "player_1"  # player_0's rock still stands
+    env(2)  # scissors
+    assert env.is_terminated() and env.reward("player_0") == 1.0
+
+
+def check_forwarding(env, inner, changed=()):
+    for name in TRAIT_NAMES:
+        if name not in changed:
+            assert getattr(env, name) == getattr(inner, name), name
+    env.reset()
+    assert env.players() == inner.players() and env.chance_player() is inner.chance_player()
+    assert env.legal_action_space() == inner.legal_action_space(env.current_player())
+    assert env.legal_action_space_mask().tolist() == \
+        inner.legal_action_space_mask(env.current_player()).tolist()
+    assert env.render() == inner.render()
+    assert env.state_space(env.players()[0]) == inner.state_space(env.players()[0])
+    test_interfaces(env, n_episodes=5)
+
+
+def test_stochastic_and_sequential_envs_forward_the_interface():
+    inner = KuhnPokerEnv()
+    env = StochasticEnv(inner, seed=0)
+    check_forwarding(env, inner, changed=("ChanceStyle",))
+    assert env.current_player() == inner.current_player() == "player_0"
+    assert env.state("player_0") == inner.state("player_0")
+    inner = RockPaperScissorsEnv()
+    env = SequentialEnv(inner)
+    check_forwarding(env, inner, changed=("DynamicStyle",))
+    assert env.state("player_1") == inner.state("player_1")
+
+
+@pytest.mark.parametrize("wrap", list(WRAPPERS.values()), ids=list(WRAPPERS))
+def test_every_wrapper_forwards_state_styles(wrap):
+    inner = StateCachedEnv(TigerProblemEnv(seed=0))
+    env = wrap(inner)
+    env.reset()
+    for _ in range(3):
+        env(0)  # listen
+    assert env.state(style=INTERNAL_STATE) == inner.state(style=INTERNAL_STATE) == \
+        env.innermost.tiger
+    assert env.state_space(style=INTERNAL_STATE) == spaces.Discrete(2)
+    assert env.state() == inner.state() and env.state_space() == inner.state_space()
+    for name in TRAIT_NAMES:
+        assert getattr(env, name) == getattr(inner, name), name
+    test_interfaces(env, n_episodes=3)

@@ -33,7 +33,7 @@ def test_turn_logic():
     assert env.state("player_1").tolist() == [10, 0, 0, 0, 0]
 
 
-def test_winner_gets_one_and_others_zero():
+def test_winner_gets_one_and_others_minus_one():
     env = PigEnv(2, target_score=10)
     env.reset()
     for face in (5, 4):
@@ -42,9 +42,18 @@ def test_winner_gets_one_and_others_zero():
     assert not env.is_terminated() and env.reward("player_0") == 0.0
     env(HOLD)
     assert env.is_terminated() and env.scores[0] == 11
-    assert env.reward("player_0") == 1.0 and env.reward("player_1") == 0.0
+    assert env.reward("player_0") == 1.0 and env.reward("player_1") == -1.0  # as in RL.jl
     with pytest.raises(RuntimeError, match="reset"):
         env(ROLL)
+    three = PigEnv(3, target_score=2)
+    three.reset()
+    three(HOLD)  # player_0 passes
+    three(ROLL)
+    three(1)  # player_1 rolls a 2
+    three(HOLD)
+    rewards = [three.reward(p) for p in three.players()]
+    assert three.is_terminated() and rewards == [-1.0, 1.0, -1.0]
+    assert sum(rewards) == 2 - 3  # constant sum
 
 
 def test_die_probabilities_sum_to_one():

@@ -65,3 +65,22 @@ def test_traits_truncation_and_render():
 
 def test_passes_interface_checks():
     test_interfaces(SpeakerListenerEnv(seed=0))
+
+
+def test_state_without_a_player_is_the_joint_state_like_rock_paper_scissors():
+    from rlenvs import RockPaperScissorsEnv
+
+    env = SpeakerListenerEnv(seed=0)
+    env.reset()
+    joint = env.state()
+    assert len(joint) == 2
+    for player, state in zip(env.players(), joint):
+        np.testing.assert_array_equal(state, env.state(player))
+    assert env.state_space().contains(joint)
+    assert env.state_space()[1] == env.state_space("listener")
+    rps = RockPaperScissorsEnv()
+    rps.reset()
+    # Both: what the players see together; rock-paper-scissors' players share their one state.
+    assert rps.state() == rps.state("player_0") == rps.state("player_1")
+    with pytest.raises(ValueError, match="player"):
+        env.state("referee")
