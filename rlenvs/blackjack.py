@@ -5,14 +5,22 @@ Reference: Sutton & Barto, *Reinforcement Learning: An Introduction* (2nd ed., 2
 an ace 1 or 11. The player sees its sum (12..21), the dealer's showing card (1..10, ace = 1) and
 whether it holds a usable ace; below 12 it always hits, so those sums are dealt automatically. The
 player hits (1) or sticks (0); going over 21 loses (−1). The dealer then hits until its sum is 17
-or more; over 21 the player wins (+1), otherwise the larger sum wins (+1, −1) and equal sums draw
-(0). A natural (21 with two cards) beats a dealer's 21 made of more cards. Rewards are 0 until the
-end; γ = 1.
+or more and sticks on any sum of 17 or greater, a soft 17 (with a usable ace) included; over 21
+the player wins (+1), otherwise "the outcome—win, lose, or draw—is determined by whose final sum is
+closer to 21" (+1, −1, 0). So a player's 21 made of three or more cards draws against a dealer's
+natural. A player's natural (21 with two cards) wins (+1) unless the dealer also has a natural
+(draw, 0). Rewards are 0 until the end; γ = 1.
+
+A natural ends the game at once in the book. :func:`rlcore.run` needs at least one decision per
+episode (it raises if the env is over right after ``reset()``), so here a natural is shown as the
+state (21, showing, usable ace) and is settled on the first step *whichever* action is taken:
+the player cannot hit a natural, and the episode always has exactly one step.
 
 State: ``(sum − 12) * 20 + (showing − 1) * 2 + usable_ace`` (0..199) and 200 once the episode is
 over; :meth:`BlackjackEnv.decode` and :meth:`BlackjackEnv.encode` convert.
 """
 
+import numpy as np
 from gymnasium import spaces
 
 from rlcore.envs import (
@@ -65,18 +73,30 @@ class BlackjackEnv(AbstractEnv):
 
     def __init__(self, initial_state=None, exploring_starts=False, rng=None, seed=None):
         if initial_state is not None:
-            total, showing, usable = initial_state
-            if not (12 <= total <= 21 and 1 <= showing <= 10 and usable in (True, False)):
-                raise ValueError(f"initial_state must be (sum in 12..21, showing in 1..10, "
-                                 f"usable_ace bool), got {initial_state!r}")
-            if initial_state is not None and exploring_starts:
+            if exploring_starts:
                 raise ValueError("give initial_state or exploring_starts, not both")
+            initial_state = self._check_initial_state(initial_state)
         self.initial_state = initial_state
         self.exploring_starts = bool(exploring_starts)
         self.rng = make_rng(rng, seed)
         self._action_space = spaces.Discrete(2)
         self._state_space = spaces.Discrete(N_STATES + 1)
         self.reset()
+
+    @staticmethod
+    def _check_initial_state(initial_state):
+        expected = ("initial_state must be a tuple (player_sum in 12..21, showing in 1..10, "
+                    "usable_ace bool)")
+        try:
+            total, showing, usable = initial_state
+        except (TypeError, ValueError):
+            raise ValueError(f"{expected}, got {initial_state!r}") from None
+        ints = all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+                   for x in (total, showing))
+        if not (ints and 12 <= total <= 21 and 1 <= showing <= 10
+                and isinstance(usable, (bool, np.bool_))):
+            raise ValueError(f"{expected}, got {initial_state!r}")
+        return int(total), int(showing), bool(usable)
 
     @staticmethod
     def encode(player_sum, showing, usable_ace):
@@ -98,6 +118,7 @@ class BlackjackEnv(AbstractEnv):
     def reset(self):
         self.done, self._reward = False, 0.0
         self.natural = False
+        self.dealer_final = None
         if self.initial_state is not None or self.exploring_starts:
             if self.exploring_starts:
                 start = self.decode(int(self.rng.integers(N_STATES)))
@@ -122,22 +143,23 @@ class BlackjackEnv(AbstractEnv):
             self.check_action(action)
         if self.done:
             raise RuntimeError("the episode is over; call reset() first")
+        if self.natural:  # settled at once, whatever the action (see the module docstring)
+            self.done = True
+            self._reward = 0.0 if self.dealer_natural else 1.0
+            return
         if action == HIT:
-            self.natural = False
             self.player_sum, self.usable = _add(self.player_sum, self.usable, self._card())
             if self.player_sum > 21:
                 self.done, self._reward = True, -1.0
             return
         self.done = True
-        if self.natural:
-            self._reward = 0.0 if self.dealer_natural else 1.0
-            return
         total, usable = self.dealer_sum, self.dealer_usable
-        while total < 17:
+        while total < 17:  # sticks on any sum >= 17, soft 17 included
             total, usable = _add(total, usable, self._card())
+        self.dealer_final = total
         if total > 21 or self.player_sum > total:
             self._reward = 1.0
-        elif self.player_sum < total or (self.dealer_natural and total == 21):
+        elif self.player_sum < total:
             self._reward = -1.0
         else:
             self._reward = 0.0

@@ -8,6 +8,12 @@ value of a state is the probability of reaching the goal.
 
 State: the capital ``s`` (0..goal). Action: the stake (``Discrete(goal // 2 + 1)``; stake 0 is
 never legal, and in state ``s`` the legal stakes are 1..min(s, goal − s): ``FULL_ACTION_SET``).
+
+Why stake 0 is excluded: the book's action set is ``a ∈ {0, 1, ..., min(s, 100 − s)}``, but a
+stake of 0 leaves the state unchanged with reward 0, so with γ = 1 its value equals the state's
+own value: it is a greedy tie in every state (making the policy of Figure 4.3 ambiguous) and a
+policy that stakes 0 never terminates, so policy evaluation would not converge. Excluding it, as
+the book's Figure 4.3 does (its stakes start at 1), changes no optimal value.
 """
 
 from gymnasium import spaces

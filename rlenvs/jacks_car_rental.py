@@ -82,8 +82,14 @@ class JacksCarRentalEnv(AbstractEnv, AbstractTabularModel):
                 min(*request_means, *return_means) < 0:
             raise ValueError(f"request_means and return_means must be two non-negative means "
                              f"each, got {request_means!r}, {return_means!r}")
-        if not all(0 <= int(n) <= max_cars for n in start):
-            raise ValueError(f"start must be two car counts in 0..{max_cars}, got {start!r}")
+        if not (isinstance(start, (tuple, list)) and len(start) == 2 and all(
+                isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_))
+                and 0 <= n <= max_cars for n in start)):
+            raise ValueError(f"start must be two integer car counts in 0..{max_cars}, "
+                             f"got {start!r}")
+        if max_steps is not None and (isinstance(max_steps, (bool, np.bool_)) or not isinstance(
+                max_steps, (int, np.integer)) or max_steps < 1):
+            raise ValueError(f"max_steps must be None or an integer >= 1, got {max_steps!r}")
         self.max_cars, self.max_move = max_cars, max_move
         self.rental_reward, self.move_cost = float(rental_reward), float(move_cost)
         self.request_means, self.return_means = tuple(request_means), tuple(return_means)
@@ -120,7 +126,11 @@ class JacksCarRentalEnv(AbstractEnv, AbstractTabularModel):
                 if self.move_of_action(a) <= n1 and -self.move_of_action(a) <= n2]
 
     def transitions(self, s, a):
-        """Outcomes with the expected reward of ``(s, a)`` (the rentals are not in the state)."""
+        """Outcomes ``(p(s'|s, a), s', r(s, a))`` with the *expected* reward of ``(s, a)``.
+
+        The rentals are not in the state, so the true reward of a transition is random given
+        ``s'``; an expected-reward model is allowed by :class:`AbstractTabularModel` and gives
+        exact dynamic programming (which uses only ``p(s'|s, a)`` and ``r(s, a)``)."""
         m = self.model_arrays()
         return [(float(p), int(t), float(m.R[s, a])) for t, p in enumerate(m.P[s, a]) if p > 0]
 

@@ -30,7 +30,7 @@ def _check(k, walk_std):
 
 
 class _Bandits:
-    """The shared dynamics of ``n`` bandits: values ``q`` of shape ``(n, k)``."""
+    """The shared dynamics of ``n`` bandits: true values ``_q`` of shape ``(n, k)``."""
 
     def _init_values(self, n, k, true_reward, true_values, stationary):
         if true_values is not None:
@@ -43,10 +43,11 @@ class _Bandits:
         return np.full((n, k), float(true_reward))  # Exercise 2.5: all values start equal
 
     def _pull(self, actions):
+        """Rewards of arm ``actions[i]`` of bandit ``i``; then the random walk (non-stationary)."""
         rows = np.arange(len(actions))
-        rewards = self.q_true[rows, actions] + self.rng.standard_normal(len(actions))
+        rewards = self._q[rows, actions] + self.rng.standard_normal(len(actions))
         if not self.stationary:
-            self.q_true += self.walk_std * self.rng.standard_normal(self.q_true.shape)
+            self._q += self.walk_std * self.rng.standard_normal(self._q.shape)
         return rewards
 
 
@@ -102,12 +103,6 @@ class MultiArmBanditsEnv(_Bandits, AbstractEnv):
     def optimal_action(self):
         """The arm with the largest true value now."""
         return int(np.argmax(self._q[0]))
-
-    def _pull(self, actions):
-        rewards = self._q[0, actions] + self.rng.standard_normal(len(actions))
-        if not self.stationary:
-            self._q += self.walk_std * self.rng.standard_normal(self._q.shape)
-        return rewards
 
     def reset(self):
         self._reward = 0.0
@@ -169,12 +164,21 @@ class BatchMultiArmBanditsEnv(_Bandits, AbstractEnv):
         self.true_reward, self.stationary = float(true_reward), bool(stationary)
         self.walk_std = float(walk_std)
         self.rng = make_rng(rng, seed)
-        self.q_true = self._init_values(self.n_envs, self.k, self.true_reward, true_values,
-                                        self.stationary)
+        self._q = self._init_values(self.n_envs, self.k, self.true_reward, true_values,
+                                    self.stationary)
         self._action_space = spaces.MultiDiscrete(np.full(self.n_envs, self.k))
         self._state_space = spaces.MultiDiscrete(np.ones(self.n_envs, dtype=np.int64))
         self._state = np.zeros(self.n_envs, dtype=np.int64)
         self._reward = np.zeros(self.n_envs)
+
+    @property
+    def q_true(self):
+        """The current true values (shape ``(n_envs, k)``)."""
+        return self._q
+
+    @q_true.setter
+    def q_true(self, value):
+        self._q[:] = value
 
     def optimal_action(self):
         """The best arm of each bandit now (shape ``(n_envs,)``)."""

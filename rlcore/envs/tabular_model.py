@@ -50,6 +50,12 @@ class AbstractTabularModel(abc.ABC):
 
         Probabilities are positive and sum to 1. Not called for terminal states or illegal
         actions.
+
+        Expected-reward models are allowed: the reward of a triple may be an expectation (e.g.
+        ``r(s, a) = E[R | s, a]`` on every outcome) instead of one value of the random reward.
+        Dynamic programming uses only ``p(s' | s, a)`` and the expected reward ``r(s, a)``
+        (:class:`ModelArrays`), so it is exact for such a model, but the triples then do not
+        describe the reward's distribution (Jack's car rental is such a model).
         """
 
     def legal_actions(self, s):

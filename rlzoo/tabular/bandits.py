@@ -7,7 +7,12 @@ Reference: Sutton & Barto, *Reinforcement Learning: An Introduction* (2nd ed., 2
   actions chosen ε-greedily or by UCB (§2.7, eq. 2.10);
 * the gradient bandit (§2.8, eq. 2.12): preferences ``H``, ``π = softmax(H)``,
   ``H(a) ← H(a) + α (R − R̄)(1{a = A} − π(a))`` with the average reward ``R̄`` as baseline
-  (``baseline=False``: ``R̄ = 0``).
+  (``baseline=False``: ``R̄ = 0``). ``R̄_t`` here includes ``R_t`` (the average of the rewards
+  up through and including time t). Source: our reading of the 2nd edition's (2018) sentence
+  after eq. 2.12; the printings differ (earlier drafts say "up to but not including time t,
+  with R̄_1 = R_1") and this could not be checked against the book's text in the reference
+  corpora available to us, so the behaviour is kept as first implemented. The two choices differ
+  only by a factor ``(t − 1)/t`` on ``R − R̄`` and give the same Figure 2.5 up to noise.
 
 Shape convention: tables are ``(n_envs, k)``. With ``n_envs=1`` a learner works on
 :class:`~rlenvs.multi_arm_bandits.MultiArmBanditsEnv` with the ordinary ``QBasedPolicy`` and the
@@ -34,6 +39,7 @@ import numpy as np
 
 from rlcore.dispatch import dispatch, update
 from rlcore.envs.base import AbstractEnv
+from rlcore.explorers._utils import softmax
 from rlcore.explorers.base import AbstractExplorer
 from rlcore.hooks import AbstractHook, on_stage
 from rlcore.policies.base import AbstractLearner, AbstractPolicy
@@ -41,6 +47,7 @@ from rlcore.stages import AbstractStage, PostActStage, PreActStage
 from rlcore.trajectories import CircularArraySARTTrajectory
 from rlcore.trajectories.base import AbstractTrajectory
 from rlcore.utils.random import make_rng
+from rlcore.utils.validators import positive_int, real_in
 from rlenvs.multi_arm_bandits import BatchMultiArmBanditsEnv
 
 __all__ = ["BanditLearner", "GradientBanditLearner", "BatchQBasedPolicy",
@@ -48,14 +55,8 @@ __all__ = ["BanditLearner", "GradientBanditLearner", "BatchQBasedPolicy",
            "OptimalActionRate", "bandit_trajectory"]
 
 
-def _positive_int(instance, attribute, value):
-    if not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{attribute.name} must be a positive int, got {value!r}")
-
-
-def _step_size(instance, attribute, value):
-    if value is not None and not 0 < value <= 1:
-        raise ValueError(f"{attribute.name} must be in (0, 1] (or None for 1/N), got {value!r}")
+_step_size = attrs.validators.optional(real_in(0, 1, low_open=True))  # None: 1/N
+_positive_real = real_in(0, float("inf"), low_open=True, high_open=True)
 
 
 def _rewards(env):
@@ -65,14 +66,21 @@ def _rewards(env):
     return np.array([env.reward()])
 
 
-def _rows(values, n_envs):
-    """A learner's table as the policy sees it: the row of a single bandit, else the table."""
-    return values[0].copy() if n_envs == 1 else values
+def _rows(values, env):
+    """A learner's table as the policy sees it: the whole ``(n_envs, k)`` table for a batched
+    env (even with one bandit in it), else the row of the single bandit."""
+    return values if isinstance(env, BatchMultiArmBanditsEnv) else values[0].copy()
 
 
-def bandit_trajectory(n_envs=1):
-    """A one-step trajectory for bandit learners (they learn from the last step only)."""
-    shape = () if n_envs == 1 else (n_envs,)
+def bandit_trajectory(n_envs=1, batched=None):
+    """A one-step trajectory for bandit learners (they learn from the last step only).
+
+    ``batched`` (default: ``n_envs > 1``) stores arrays of ``n_envs`` states and actions, as a
+    :class:`~rlenvs.multi_arm_bandits.BatchMultiArmBanditsEnv` gives; pass ``batched=True`` for
+    a batched env of one bandit (e.g. the last, smaller chunk of :func:`run_many`).
+    """
+    batched = n_envs > 1 if batched is None else bool(batched)
+    shape = (n_envs,) if batched else ()
     return CircularArraySARTTrajectory(1, state=(shape, np.int64), action=(shape, np.int64),
                                        reward=((), np.float64))
 
@@ -86,8 +94,8 @@ class BanditLearner(AbstractLearner):
     2.3's optimistic values).
     """
 
-    n_actions: int = attrs.field(validator=_positive_int)
-    n_envs: int = attrs.field(default=1, validator=_positive_int)
+    n_actions: int = attrs.field(validator=positive_int)
+    n_envs: int = attrs.field(default=1, validator=positive_int)
     alpha: object = attrs.field(default=None, validator=_step_size)
     init: float = attrs.field(default=0.0)
     Q: np.ndarray = attrs.field(init=False, repr=False)
@@ -98,7 +106,7 @@ class BanditLearner(AbstractLearner):
         self.N = np.zeros((self.n_envs, self.n_actions), dtype=np.int64)
 
     def __call__(self, env):
-        return _rows(self.Q, self.n_envs)
+        return _rows(self.Q, env)
 
 
 @dispatch(BanditLearner, AbstractTrajectory, AbstractEnv, PostActStage)
@@ -114,14 +122,15 @@ def update(learner, trajectory, env, stage):
 class GradientBanditLearner(AbstractLearner):
     """Action preferences of the gradient bandit algorithm (§2.8).
 
-    Keyword arguments: ``n_actions`` (required); ``n_envs=1``; ``alpha=0.1``; ``baseline=True``
-    (the running average reward, this step's included; ``False``: no baseline). ``learner(env)``
-    returns the preferences ``H``: act with a softmax explorer.
+    Keyword arguments: ``n_actions`` (required); ``n_envs=1``; ``alpha=0.1`` (any α > 0: Figure
+    2.6 goes up to α = 2); ``baseline=True`` (the running average reward, this step's included,
+    see the module docstring; ``False``: no baseline). ``learner(env)`` returns the preferences
+    ``H``: act with a softmax explorer.
     """
 
-    n_actions: int = attrs.field(validator=_positive_int)
-    n_envs: int = attrs.field(default=1, validator=_positive_int)
-    alpha: float = attrs.field(default=0.1, validator=_step_size)
+    n_actions: int = attrs.field(validator=positive_int)
+    n_envs: int = attrs.field(default=1, validator=positive_int)
+    alpha: float = attrs.field(default=0.1, validator=_positive_real)
     baseline: bool = True
     H: np.ndarray = attrs.field(init=False, repr=False)
     average_reward: np.ndarray = attrs.field(init=False, repr=False)
@@ -132,7 +141,7 @@ class GradientBanditLearner(AbstractLearner):
         self.average_reward = np.zeros(self.n_envs)
 
     def __call__(self, env):
-        return _rows(self.H, self.n_envs)
+        return _rows(self.H, env)
 
 
 @dispatch(GradientBanditLearner, AbstractTrajectory, AbstractEnv, PostActStage)
@@ -149,6 +158,14 @@ def update(learner, trajectory, env, stage):  # noqa: F811
 
 
 def _softmax(H):
+    """Row-wise softmax of a ``(batch, k)`` table.
+
+    One row goes through :func:`rlcore.explorers._utils.softmax`; that function is 1-D only (it
+    normalises over the whole array), so a batch of rows is done here in one vectorised pass —
+    a per-row call would cost 2 million Python calls for one Figure 2.5 curve.
+    """
+    if H.shape[0] == 1:
+        return softmax(H[0])[None, :]
     z = np.exp(H - H.max(axis=1, keepdims=True))
     return z / z.sum(axis=1, keepdims=True)
 
@@ -183,6 +200,12 @@ def _random_argmax(values, rng):
     return np.argmax(np.where(values == values.max(axis=1, keepdims=True), noise, -1.0), axis=1)
 
 
+def _no_mask(explorer, mask):
+    if mask is not None:
+        raise ValueError(f"{type(explorer).__name__} does not support action masks (the bandit "
+                         f"testbed has no illegal actions), got mask={mask!r}")
+
+
 def _check_2d(values):
     values = np.asarray(values, dtype=np.float64)
     if values.ndim != 2:
@@ -200,20 +223,16 @@ class BatchEpsilonGreedyExplorer(AbstractExplorer):
     ``rng``/``seed``.
     """
 
-    epsilon: float = attrs.field()
+    epsilon: float = attrs.field(validator=real_in(0, 1))
     is_training: bool = True
     rng: object = attrs.field(default=None, repr=False)
     seed: object = None
-
-    @epsilon.validator
-    def _check(self, attribute, value):
-        if not 0 <= value <= 1:
-            raise ValueError(f"epsilon must be in [0, 1], got {value!r}")
 
     def __attrs_post_init__(self):
         self.rng = make_rng(self.rng, self.seed)
 
     def __call__(self, values, mask=None):
+        _no_mask(self, mask)
         values = _check_2d(values)
         greedy = _random_argmax(values, self.rng)
         if not self.is_training or self.epsilon == 0:
@@ -223,6 +242,7 @@ class BatchEpsilonGreedyExplorer(AbstractExplorer):
         return np.where(explore, random, greedy)
 
     def prob(self, values, mask=None):
+        _no_mask(self, mask)
         values = _check_2d(values)
         ties = values == values.max(axis=1, keepdims=True)
         eps = self.epsilon if self.is_training else 0.0
@@ -233,12 +253,26 @@ class BatchEpsilonGreedyExplorer(AbstractExplorer):
 class BatchUCBExplorer(AbstractExplorer):
     """Upper-confidence-bound selection (eq. 2.10) on each row, vectorised.
 
-    ``argmax_a [Q(a) + c sqrt(ln t / N(a))]`` with ``t`` the number of steps so far (this one
-    included) and ``N(a)`` the explorer's own count of ``a``; untried actions come first (ties at
-    random). Test mode is greedy on the values. Keyword arguments: ``c=2.0``, ``rng``/``seed``.
+    ``argmax_a [Q(a) + c sqrt(ln t / N_t(a))]`` as in the book: ``t`` counts time steps from 1
+    (this step included: ``ln 1 = 0`` at the first step) and ``N_t(a)`` is the number of times
+    ``a`` was chosen *before* step ``t`` (the explorer's own count); untried actions come first
+    (ties at random). Test mode is greedy on the values. Keyword arguments: ``c=2.0`` (>= 0),
+    ``rng``/``seed``. The attribute ``t`` is the number of steps taken so far (``t + 1`` is the
+    book's ``t`` of the next step).
+
+    Note: :class:`rlcore.UCBExplorer` follows ReinforcementLearning.jl instead and uses
+    ``ln(t + 1)`` with its ``step`` starting at 1, i.e. ``ln 2`` at the first step; the bonuses
+    differ by ``ln(t + 1)`` versus ``ln t``, which matters only in the first few steps.
+
+    Example (one bandit, both arms tried once, third step: ``t = 3``)::
+
+        >>> explorer = BatchUCBExplorer(c=1.0, counts=np.array([[1, 1]]), t=2)
+        >>> scores = explorer._scores(np.array([[0.0, 0.5]]))
+        >>> bool(np.allclose(scores, [[np.sqrt(np.log(3)), 0.5 + np.sqrt(np.log(3))]]))
+        True
     """
 
-    c: float = 2.0
+    c: float = attrs.field(default=2.0, validator=real_in(0, float("inf"), high_open=True))
     is_training: bool = True
     rng: object = attrs.field(default=None, repr=False)
     seed: object = None
@@ -246,18 +280,17 @@ class BatchUCBExplorer(AbstractExplorer):
     t: int = 0
 
     def __attrs_post_init__(self):
-        if self.c < 0:
-            raise ValueError(f"c must be >= 0, got {self.c!r}")
         self.rng = make_rng(self.rng, self.seed)
 
     def _scores(self, values):
         if self.counts is None:
             self.counts = np.zeros(values.shape, dtype=np.int64)
         with np.errstate(divide="ignore", invalid="ignore"):
-            bonus = self.c * np.sqrt(np.log(self.t + 1) / self.counts)
+            bonus = self.c * np.sqrt(np.log(self.t + 1) / self.counts)  # book t = self.t + 1
         return np.where(self.counts == 0, np.inf, values + bonus)
 
     def __call__(self, values, mask=None):
+        _no_mask(self, mask)
         values = _check_2d(values)
         if not self.is_training:
             return _random_argmax(values, self.rng)
@@ -267,6 +300,7 @@ class BatchUCBExplorer(AbstractExplorer):
         return actions
 
     def prob(self, values, mask=None):
+        _no_mask(self, mask)
         values = _check_2d(values)
         scores = self._scores(values) if self.is_training else values
         ties = scores == scores.max(axis=1, keepdims=True)
@@ -288,11 +322,13 @@ class BatchSoftmaxExplorer(AbstractExplorer):
         self.rng = make_rng(self.rng, self.seed)
 
     def __call__(self, values, mask=None):
+        _no_mask(self, mask)
         cumulative = np.cumsum(_softmax(_check_2d(values)), axis=1)
         u = self.rng.random((len(cumulative), 1)) * cumulative[:, -1:]
         return np.minimum((cumulative <= u).sum(axis=1), cumulative.shape[1] - 1)
 
     def prob(self, values, mask=None):
+        _no_mask(self, mask)
         return _softmax(_check_2d(values))
 
 

@@ -8,6 +8,10 @@ together, until the summed errors ``Σ_t [target − V(S_t)]`` of every state ar
 ``R_{t+1} + γ V(S_{t+1})`` (0 past a terminal step); Monte Carlo targets are the returns ``G_t``.
 Batch TD converges to the certainty-equivalence estimate, batch MC to the sample averages.
 
+Padding steps (``terminal`` and ``truncated`` both set: the trajectory's closing of an episode cut
+by a time limit, see :mod:`rlcore.trajectories.recording`) are not experience and are skipped;
+the truncated step before one bootstraps from its true final state.
+
 The learner reads all episodes from the trajectory (use ``VectorSARTTrajectory()``), so it keeps
 the whole history, as batch updating requires.
 """
@@ -21,6 +25,7 @@ from rlcore.envs.base import AbstractEnv
 from rlcore.policies.base import AbstractLearner
 from rlcore.stages import PostEpisodeStage
 from rlcore.trajectories.base import AbstractTrajectory
+from rlcore.utils.validators import one_of, positive_int, real_in
 
 __all__ = ["BatchUpdatingLearner"]
 
@@ -37,32 +42,31 @@ class BatchUpdatingLearner(AbstractLearner):
 
     approximator: TabularVApproximator = attrs.field(
         validator=attrs.validators.instance_of(TabularVApproximator))
-    method: str = "TD0"
-    alpha: float = 0.001
-    gamma: float = 1.0
-    theta: float = 1e-3
-    max_passes: int = 100_000
-
-    def __attrs_post_init__(self):
-        if self.method not in ("TD0", "MC"):
-            raise ValueError(f"method must be 'TD0' or 'MC', got {self.method!r}")
-        if not 0 < self.alpha <= 1:
-            raise ValueError(f"alpha must be in (0, 1], got {self.alpha!r}")
-        if not 0.0 <= self.gamma <= 1.0:
-            raise ValueError(f"gamma must be in [0, 1], got {self.gamma!r}")
+    method: str = attrs.field(default="TD0", validator=one_of("TD0", "MC"))
+    alpha: float = attrs.field(default=0.001, validator=real_in(0, 1, low_open=True))
+    gamma: float = attrs.field(default=1.0, validator=real_in(0, 1))
+    theta: float = attrs.field(default=1e-3, validator=real_in(0, float("inf"), low_open=True,
+                                                                 high_open=True))
+    max_passes: int = attrs.field(default=100_000, validator=positive_int)
 
     def __call__(self, env):
         return self.approximator(env.state())
 
 
 def _steps(trajectory, final_state):
-    """Arrays ``(s, r, s_next, terminal)`` of every recorded step (the episode just ended last)."""
+    """Arrays ``(s, r, s_next, terminal, padding)`` of every recorded step (the episode just
+    ended last); ``padding`` marks the padding steps."""
     n = len(trajectory["reward"])
     states = [int(trajectory["state"][i]) for i in range(n)]
     rewards = np.array([float(trajectory["reward"][i]) for i in range(n)])
     terminal = np.array([bool(trajectory["terminal"][i]) for i in range(n)])
     next_states = states[1:] + [int(final_state)]
-    return np.array(states), rewards, np.array(next_states), terminal
+    if "truncated" in trajectory.traces:
+        truncated = np.array([bool(trajectory["truncated"][i]) for i in range(n)], dtype=bool)
+    else:
+        truncated = np.zeros(n, dtype=bool)
+    return (np.array(states, dtype=np.int64), rewards, np.array(next_states, dtype=np.int64),
+            terminal, terminal & truncated)
 
 
 def _returns(rewards, terminal, gamma):
@@ -75,9 +79,12 @@ def _returns(rewards, terminal, gamma):
 
 @dispatch(BatchUpdatingLearner, AbstractTrajectory, AbstractEnv, PostEpisodeStage)
 def update(learner, trajectory, env, stage):
-    s, r, s_next, terminal = _steps(trajectory, env.state())
+    s, r, s_next, terminal, padding = _steps(trajectory, env.state())
     V = learner.approximator.table
-    returns = _returns(r, terminal, learner.gamma) if learner.method == "MC" else None
+    # Returns are computed over all steps (a padding step has reward 0 and ends its episode, so
+    # a truncated episode's returns stop at the time limit), then padding is dropped.
+    returns = _returns(r, terminal, learner.gamma)[~padding] if learner.method == "MC" else None
+    s, r, s_next, terminal = s[~padding], r[~padding], s_next[~padding], terminal[~padding]
     for _ in range(learner.max_passes):
         if learner.method == "TD0":
             target = r + learner.gamma * np.where(terminal, 0.0, V[s_next])

@@ -20,6 +20,7 @@ from rlcore.policies.base import AbstractLearner
 from rlcore.stages import PostActStage
 from rlcore.trajectories.base import AbstractTrajectory
 from rlcore.utils.random import make_rng
+from rlcore.utils.validators import real_in
 from rlzoo.tabular.td_learner import _next_mask
 
 __all__ = ["DoubleQLearner"]
@@ -42,13 +43,11 @@ class DoubleQLearner(AbstractLearner):
         validator=attrs.validators.instance_of(TabularQApproximator))
     approximator2: TabularQApproximator = attrs.field(
         validator=attrs.validators.instance_of(TabularQApproximator))
-    gamma: float = 1.0
+    gamma: float = attrs.field(default=1.0, validator=real_in(0, 1))
     rng: object = attrs.field(default=None, repr=False)
     seed: object = None
 
     def __attrs_post_init__(self):
-        if not 0.0 <= self.gamma <= 1.0:
-            raise ValueError(f"gamma must be in [0, 1], got {self.gamma!r}")
         if self.approximator1.table.shape != self.approximator2.table.shape:
             raise ValueError(f"the two tables must have the same shape, got "
                              f"{self.approximator1.table.shape} and "

@@ -22,6 +22,7 @@ Example (Figure 4.1's equiprobable policy on the 4×4 grid)::
 import numpy as np
 
 from rlcore.envs.tabular_model import AbstractTabularModel, ModelArrays, model_arrays
+from rlcore.utils.validators import positive_int, real_in
 
 __all__ = ["uniform_policy", "policy_evaluation", "policy_evaluation_exact", "action_values",
            "greedy_policy", "policy_iteration", "value_iteration"]
@@ -36,9 +37,24 @@ def _arrays(model):
                     f"got {type(model).__name__}")
 
 
-def _check_gamma(gamma):
-    if not 0.0 <= gamma <= 1.0:
-        raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
+class _Argument:
+    """Stands in for the attrs attribute that :mod:`rlcore.utils.validators` name in errors."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+_probability = real_in(0, 1)
+_positive = real_in(0, float("inf"), low_open=True)  # theta=inf: exactly one sweep
+
+
+def _check_gamma(gamma, theta=None, **counts):
+    """Validate function arguments with the shared attrs validators."""
+    _probability(None, _Argument("gamma"), gamma)
+    if theta is not None:
+        _positive(None, _Argument("theta"), theta)
+    for name, value in counts.items():
+        positive_int(None, _Argument(name), value)
 
 
 def _check_policy(m, pi):
@@ -70,7 +86,7 @@ def policy_evaluation(model, pi, gamma=1.0, theta=1e-10, in_place=True, V=None,
     ``V`` is the initial estimate (zeros by default). Returns ``(V, n_sweeps)``.
     """
     m = _arrays(model)
-    _check_gamma(gamma)
+    _check_gamma(gamma, theta, max_sweeps=max_sweeps)
     pi = _check_policy(m, pi)
     r_pi = (pi * m.R).sum(axis=1)
     P_pi = np.einsum("sa,sat->st", pi, m.P)
@@ -153,7 +169,7 @@ def policy_iteration(model, gamma=1.0, theta=1e-6, pi=None, in_place=True, tol=1
     evaluated, the first one included (``len(policies) - 1`` improvements changed it).
     """
     m = _arrays(model)
-    _check_gamma(gamma)
+    _check_gamma(gamma, theta, max_iterations=max_iterations)
     if pi is None:
         pi = np.zeros(m.legal.shape)
         live = np.flatnonzero(~m.terminal)
@@ -183,7 +199,7 @@ def value_iteration(model, gamma=1.0, theta=1e-10, V=None, max_sweeps=100_000):
     ``sweeps`` lists the value function after each sweep (Figure 4.3, top).
     """
     m = _arrays(model)
-    _check_gamma(gamma)
+    _check_gamma(gamma, theta, max_sweeps=max_sweeps)
     V = np.zeros(len(m.terminal)) if V is None else np.array(V, dtype=np.float64)
     V[m.terminal] = 0.0
     live = np.flatnonzero(~m.terminal)

@@ -19,6 +19,7 @@ from rlcore.envs.base import AbstractEnv
 from rlcore.policies.base import AbstractLearner
 from rlcore.stages import PostActStage, PreEpisodeStage
 from rlcore.trajectories.base import AbstractTrajectory
+from rlcore.utils.validators import positive_int, real_in
 
 __all__ = ["NStepTDLearner"]
 
@@ -35,15 +36,9 @@ class NStepTDLearner(AbstractLearner):
 
     approximator: TabularVApproximator = attrs.field(
         validator=attrs.validators.instance_of(TabularVApproximator))
-    n: int = 1
-    gamma: float = 1.0
+    n: int = attrs.field(default=1, validator=positive_int)
+    gamma: float = attrs.field(default=1.0, validator=real_in(0, 1))
     t: int = attrs.field(init=False, default=0)  # steps taken in the current episode
-
-    def __attrs_post_init__(self):
-        if not isinstance(self.n, int) or self.n < 1:
-            raise ValueError(f"n must be a positive int, got {self.n!r}")
-        if not 0.0 <= self.gamma <= 1.0:
-            raise ValueError(f"gamma must be in [0, 1], got {self.gamma!r}")
 
     def __call__(self, env):
         return self.approximator(env.state())

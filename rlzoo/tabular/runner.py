@@ -39,12 +39,25 @@ from rlcore.run import run
 
 __all__ = ["run_many"]
 
-_TASK = None  # (make, curve) of the current run_many call, inherited by forked workers
+_WORKER_TASK = None  # (make, curve), set only inside worker processes by _init_worker
 
 
-def _run_chunk(args):
-    index, n, seed_sequence = args
-    make, curve = _TASK
+def _init_worker(make, curve):
+    """Pool initializer: the forked worker keeps this call's ``make`` and ``curve``.
+
+    Under ``fork`` the initializer's arguments are inherited, not pickled, so ``make`` may be a
+    closure or a notebook function. The parent process never sets ``_WORKER_TASK``.
+    """
+    global _WORKER_TASK
+    _WORKER_TASK = (make, curve)
+
+
+def _worker_chunk(task):
+    return _run_chunk(*_WORKER_TASK, task)
+
+
+def _run_chunk(make, curve, task):
+    index, n, seed_sequence = task
     rng = np.random.default_rng(seed_sequence)
     experiment = make(n, rng)
     if not isinstance(experiment, Experiment):
@@ -72,7 +85,6 @@ def run_many(make, n_runs, curve, seed=0, chunk_size=1, n_workers=1, return_all=
 
     Returns the run-weighted mean curve (a numpy array), or ``(mean, curves, sizes)``.
     """
-    global _TASK
     if not isinstance(n_runs, int) or n_runs < 1:
         raise ValueError(f"n_runs must be a positive int, got {n_runs!r}")
     if not isinstance(chunk_size, int) or chunk_size < 1:
@@ -82,16 +94,14 @@ def run_many(make, n_runs, curve, seed=0, chunk_size=1, n_workers=1, return_all=
     sizes = [min(chunk_size, n_runs - start) for start in range(0, n_runs, chunk_size)]
     seeds = np.random.SeedSequence(seed).spawn(len(sizes))
     tasks = list(zip(range(len(sizes)), sizes, seeds))
-    _TASK = (make, curve)
-    try:
-        if n_workers == 1 or len(tasks) == 1:
-            results = [_run_chunk(t) for t in tasks]
-        else:
-            context = multiprocessing.get_context("fork")
-            with concurrent.futures.ProcessPoolExecutor(n_workers, mp_context=context) as pool:
-                results = list(pool.map(_run_chunk, tasks))
-    finally:
-        _TASK = None
+    if n_workers == 1 or len(tasks) == 1:
+        results = [_run_chunk(make, curve, t) for t in tasks]
+    else:
+        context = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(
+                n_workers, mp_context=context, initializer=_init_worker,
+                initargs=(make, curve)) as pool:
+            results = list(pool.map(_worker_chunk, tasks))
     results.sort(key=lambda pair: pair[0])
     lengths = {len(c) for _, c in results}
     if len(lengths) != 1:

@@ -31,16 +31,12 @@ from rlcore.envs.traits import FullActionSet
 from rlcore.policies.base import AbstractLearner
 from rlcore.stages import PostActStage, PreActStage
 from rlcore.trajectories.base import AbstractTrajectory
+from rlcore.utils.validators import one_of, real_in
 
 __all__ = ["TDLearner"]
 
 _METHODS = {"TD0": TabularVApproximator, "SARSA": TabularQApproximator,
             "Q": TabularQApproximator, "EXPECTED_SARSA": TabularQApproximator}
-
-
-def _gamma(instance, attribute, value):
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"gamma must be in [0, 1], got {value!r}")
 
 
 @attrs.define
@@ -60,13 +56,11 @@ class TDLearner(AbstractLearner):
     """
 
     approximator: object
-    method: str = "SARSA"
-    gamma: float = attrs.field(default=1.0, validator=_gamma)
+    method: str = attrs.field(default="SARSA", validator=one_of(*_METHODS))
+    gamma: float = attrs.field(default=1.0, validator=real_in(0, 1))
     target_explorer: object = None
 
     def __attrs_post_init__(self):
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {sorted(_METHODS)}, got {self.method!r}")
         expected = _METHODS[self.method]
         if not isinstance(self.approximator, expected):
             raise TypeError(f"method {self.method!r} needs a {expected.__name__}, "

@@ -51,3 +51,86 @@ def test_hitting_busts():
     assert env.is_terminated() and env.reward() == -1.0
     with pytest.raises(RuntimeError, match="reset"):
         env(HIT)
+
+
+class ScriptedBlackjack(BlackjackEnv):
+    """Blackjack dealing from a fixed list of cards (1 = ace, 10 = ten or face card)."""
+
+    def __init__(self, cards, **kwargs):
+        self.deck = list(cards)
+        super().__init__(seed=0, **kwargs)
+
+    def _card(self):
+        return self.deck.pop(0)
+
+
+# Deal order: the player's two cards (and more while below 12), the dealer's showing card, the
+# dealer's hidden card, then the dealer's draws after the player sticks.
+
+def test_natural_against_natural_draws_at_once():
+    env = ScriptedBlackjack([1, 10, 1, 10])
+    assert env.decode(env.state()) == (21, 1, True) and env.natural and env.dealer_natural
+    env(HIT)  # a natural is settled on the first step whatever the action
+    assert env.is_terminated() and env.reward() == 0.0 and env.deck == []
+
+
+def test_natural_wins_at_once():
+    env = ScriptedBlackjack([10, 1, 9, 10])
+    env(HIT)
+    assert env.is_terminated() and env.reward() == 1.0
+
+
+def test_three_card_21_draws_against_dealer_natural():
+    # player 10 + 2 = 12, hits a 9 → 21 (not a natural); dealer 1 + 10 is a natural.
+    env = ScriptedBlackjack([10, 2, 1, 10, 9])
+    assert env.dealer_natural and not env.natural
+    env(HIT)
+    assert env.decode(env.state()) == (21, 1, False)
+    env(STICK)
+    assert env.is_terminated() and env.reward() == 0.0  # "closer to 21" decides: equal
+
+
+def test_dealer_sticks_on_soft_17():
+    # player 10 + 8 = 18; dealer ace + 6 = soft 17: sticks (book: "any sum of 17 or greater").
+    env = ScriptedBlackjack([10, 8, 1, 6])
+    env(STICK)
+    assert env.dealer_final == 17 and env.reward() == 1.0 and env.deck == []
+
+
+def test_dealer_hits_16_and_busts():
+    env = ScriptedBlackjack([10, 8, 10, 6, 10])
+    env(STICK)
+    assert env.dealer_final == 26 and env.reward() == 1.0
+
+
+def test_dealer_wins_closer_to_21():
+    env = ScriptedBlackjack([10, 7, 10, 9])
+    env(STICK)
+    assert env.dealer_final == 19 and env.reward() == -1.0
+
+
+def test_usable_ace_arithmetic():
+    # ace + 2 = soft 13; +5 = soft 18; +10 would be 28 → the ace counts 1: hard 18; +4 = 22 bust.
+    env = ScriptedBlackjack([1, 2, 5, 9, 5, 10, 4])
+    assert env.decode(env.state()) == (13, 5, True)
+    env(HIT)
+    assert env.decode(env.state()) == (18, 5, True)
+    env(HIT)
+    assert env.decode(env.state()) == (18, 5, False)
+    env(HIT)
+    assert env.is_terminated() and env.reward() == -1.0
+
+
+def test_low_hands_are_dealt_up_to_twelve():
+    # 2 + 3 = 5 < 12: dealt 4 → 9, ace → 20 soft (11 + 9).
+    env = ScriptedBlackjack([2, 3, 4, 1, 7, 10])
+    assert env.decode(env.state()) == (20, 7, True) and not env.natural
+
+
+def test_bad_initial_state_is_a_clear_error():
+    with pytest.raises(ValueError, match="not both"):
+        BlackjackEnv(initial_state=(13, 2, True), exploring_starts=True)
+    for bad in [(13, 2), 13, (22, 2, True), (13, 0, True), (13, 2, "yes"), (13.5, 2, True),
+                ("13", 2, True)]:
+        with pytest.raises(ValueError, match="initial_state must be a tuple"):
+            BlackjackEnv(initial_state=bad)

@@ -45,3 +45,13 @@ def test_illegal_move_and_validation():
         env(env.action_of_move(3))
     with pytest.raises(ValueError, match="max_move"):
         JacksCarRentalEnv(max_move=30)
+    for bad in [(1,), (1, 2, 3), (21, 0), (-1, 0), ("3", 4), (2.5, 3), 7]:
+        with pytest.raises(ValueError, match="start must be two integer car counts"):
+            JacksCarRentalEnv(start=bad)
+    for bad in [0, -3, 2.5, True, "10"]:
+        with pytest.raises(ValueError, match="max_steps must be None or an integer"):
+            JacksCarRentalEnv(max_steps=bad)
+    env = JacksCarRentalEnv(max_steps=2, seed=0)
+    env(env.action_of_move(0))
+    env(env.action_of_move(0))
+    assert env.is_truncated()

@@ -5,8 +5,10 @@ import pytest
 
 from rlcore import (
     Agent, EpsilonGreedyExplorer, Experiment, QBasedPolicy, RewardsPerEpisode, StopAfterStep,
-    run,
+    UCBExplorer, run,
 )
+from rlcore.dispatch import update
+from rlcore.stages import PostActStage
 from rlcore.trajectories import VectorSARTTrajectory
 from rlenvs.multi_arm_bandits import BatchMultiArmBanditsEnv, MultiArmBanditsEnv
 from rlzoo.tabular.bandits import (
@@ -138,3 +140,72 @@ def test_runner_reproducible_and_validates():
         run_many(make, 0, curve=lambda h: h.rewards[0])
     with pytest.raises(TypeError, match="Experiment"):
         run_many(lambda n, rng: None, 1, curve=lambda h: [0.0])
+
+
+def test_gradient_bandit_second_step_and_large_alpha():
+    # Scripted: two steps on one bandit with actions 0 then 1 and rewards 1 then 3 (α = 2).
+    # Step 1: R̄_1 = 1 = R_1, no change. Step 2: R̄_2 = (1 + 3)/2 = 2 (this step included),
+    # π = (1/3, 1/3, 1/3), so H(1) += 2·(3 − 2)(1 − 1/3) = 4/3 and H(0), H(2) −= 2·1·(1/3).
+    learner = GradientBanditLearner(n_actions=3, alpha=2.0)
+    env = MultiArmBanditsEnv(k=3, seed=0)
+    trajectory = bandit_trajectory()
+    for action, reward in [(0, 1.0), (1, 3.0)]:
+        trajectory.push(state=0, action=action)
+        trajectory.push(reward=reward, terminal=False, truncated=False)
+        env._reward = reward
+        update(learner, trajectory, env, PostActStage())
+    np.testing.assert_allclose(learner.H[0], [-2 / 3, 4 / 3, -2 / 3])
+    assert learner.average_reward[0] == pytest.approx(2.0)
+    for bad in (0.0, -0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="alpha"):
+            GradientBanditLearner(n_actions=3, alpha=bad)
+    with pytest.raises(ValueError, match="alpha"):
+        BanditLearner(n_actions=3, alpha=1.5)  # action values: a step size in (0, 1]
+
+
+def test_ucb_score_by_hand_and_rlcore_convention():
+    values = np.array([[0.0, 0.5]])
+    ucb = BatchUCBExplorer(c=2.0, seed=0)
+    ucb(values), ucb(values)  # both arms tried once (untried arms first)
+    # Third step, book's t = 3: Q(a) + c √(ln 3 / N(a)) with N = 1.
+    np.testing.assert_allclose(ucb._scores(values)[0], [0.0 + 2 * np.sqrt(np.log(3)),
+                                                        0.5 + 2 * np.sqrt(np.log(3))])
+    assert ucb(values)[0] == 1
+    # rlcore.UCBExplorer follows ReinforcementLearning.jl: ln(step + 1), step starting at 1, so
+    # at its third step the bonus uses ln 4 (documented difference).
+    core = UCBExplorer(2, c=2.0, seed=0)
+    core([0.0, 0.5]), core([0.0, 0.5])
+    np.testing.assert_allclose(core._scores([0.0, 0.5]), [2 * np.sqrt(np.log(4)),
+                                                          0.5 + 2 * np.sqrt(np.log(4))])
+
+
+def test_batch_explorers_reject_masks():
+    values = np.zeros((2, 3))
+    mask = np.ones((2, 3), dtype=bool)
+    for explorer in (BatchEpsilonGreedyExplorer(0.1, seed=0), BatchUCBExplorer(seed=0),
+                     BatchSoftmaxExplorer(seed=0)):
+        with pytest.raises(ValueError, match="does not support action masks"):
+            explorer(values, mask)
+        with pytest.raises(ValueError, match="does not support action masks"):
+            explorer.prob(values, mask)
+
+
+def test_runner_weights_unequal_chunks_by_runs():
+    # n_runs = 10 in chunks of 3: sizes 3, 3, 3, 1. Each chunk's curve is its own size n, so the
+    # run-weighted mean is (3·3 + 3·3 + 3·3 + 1·1)/10 = 2.8; an unweighted mean of the chunk
+    # curves would be (3 + 3 + 3 + 1)/4 = 2.5.
+    seen = []
+
+    def make(n, rng):
+        seen.append(n)
+        env = BatchMultiArmBanditsEnv(n_envs=n, rng=rng)
+        policy = BatchQBasedPolicy(BanditLearner(n_actions=10, n_envs=n),
+                                   BatchEpsilonGreedyExplorer(0.1, rng=rng))
+        # batched=True: the last chunk is a batched env of a single bandit.
+        return Experiment(Agent(policy, bandit_trajectory(n, batched=True)), env,
+                          StopAfterStep(2), RewardsPerEpisode())
+    mean, curves, sizes = run_many(make, n_runs=10, chunk_size=3, return_all=True,
+                                   curve=lambda hook: [float(seen[-1])] * 2)
+    assert seen == [3, 3, 3, 1] and sizes.tolist() == [3, 3, 3, 1]
+    np.testing.assert_allclose(mean, [2.8, 2.8])
+    np.testing.assert_allclose(curves[:, 0], [3, 3, 3, 1])

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from rlcore import Agent, StopAfterEpisode, TabularVApproximator, VBasedPolicy, \
-    VectorSARTTrajectory, run
+from rlcore import Agent, StopAfterEpisode, StopAfterStep, TabularVApproximator, \
+    VBasedPolicy, VectorSARTTrajectory, run
 from rlenvs import RandomWalk1D
 from rlzoo.tabular.batch_updating import BatchUpdatingLearner
 
@@ -49,6 +49,29 @@ def test_batch_td_differs_from_mc_like_example_6_4():
     assert values["TD0"][3] == pytest.approx(0.5, abs=1e-6)
 
 
+def test_padding_steps_are_skipped():
+    # Run 1 stops after one step, 3 → 4: the episode is truncated, and the next run's first
+    # PreEpisodeStage closes it with a padding step at 4 (reward 0, terminal and truncated).
+    # Run 2: 3 → 4 → 5 → 6 (+1). Real experience says 4 always leads on to 5 and +1: batch TD
+    # gives V(3) = V(4) = V(5) = 1; batch MC averages the returns of 3 ({0 (cut), 1}) = 0.5 and
+    # of 4 ({1}) = 1. Learning from the padding step as a transition to the end would give
+    # V(4) = 0.5 for both methods.
+    for method, expected in (("TD0", [1.0, 1.0, 1.0]), ("MC", [0.5, 1.0, 1.0])):
+        learner = BatchUpdatingLearner(TabularVApproximator(n_state=7, init=0.0), method=method,
+                                       alpha=0.1, theta=1e-10)
+        agent = Agent(VBasedPolicy(learner, _scripted([1, 1, 1, 1])), VectorSARTTrajectory())
+        env = RandomWalk1D(rewards=(0.0, 1.0))
+        run(agent, env, StopAfterStep(1))
+        run(agent, env, StopAfterEpisode(1))
+        assert any(agent.trajectory["terminal"][i] and agent.trajectory["truncated"][i]
+                   for i in range(len(agent.trajectory["reward"])))  # a padding step exists
+        np.testing.assert_allclose(learner.approximator.table[[3, 4, 5]], expected, atol=1e-6)
+
+
 def test_validation():
     with pytest.raises(ValueError, match="method"):
         BatchUpdatingLearner(TabularVApproximator(n_state=3), method="Q")
+    for name, bad in (("theta", 0.0), ("theta", -1.0), ("max_passes", 0), ("max_passes", 2.5),
+                      ("alpha", 0.0), ("gamma", 1.1)):
+        with pytest.raises(ValueError, match=name):
+            BatchUpdatingLearner(TabularVApproximator(n_state=3), **{name: bad})

@@ -61,9 +61,24 @@ def test_figure_4_1_equiprobable_values_and_greedy_ties():
     np.testing.assert_allclose(V_in, V_two, atol=1e-8)
     np.testing.assert_allclose(V_in, policy_evaluation_exact(env, uniform_policy(env)), atol=1e-8)
     assert sweeps_in < sweeps_two  # §4.1: the in-place version usually converges faster
-    # The first sweep of the two-array version gives −1 everywhere (Figure 4.1, k = 1).
-    V1, _ = policy_evaluation(env, uniform_policy(env), theta=np.inf, in_place=False)
-    assert V1.tolist() == [0.0] + [-1.0] * 14 + [0.0]
+    # Sweeps k = 1, 2, 3 of the two-array version (Figure 4.1's left column), exactly: all
+    # values are multiples of 1/16 (averages of four neighbours, minus 1).
+    sixteenths = {1: [[0, -16, -16, -16], [-16, -16, -16, -16], [-16, -16, -16, -16],
+                      [-16, -16, -16, 0]],
+                  2: [[0, -28, -32, -32], [-28, -32, -32, -32], [-32, -32, -32, -28],
+                      [-32, -32, -28, 0]],
+                  3: [[0, -39, -47, -48], [-39, -46, -48, -47], [-47, -48, -46, -39],
+                      [-48, -47, -39, 0]]}
+    book = {2: [[0.0, -1.7, -2.0, -2.0], [-1.7, -2.0, -2.0, -2.0], [-2.0, -2.0, -2.0, -1.7],
+                [-2.0, -2.0, -1.7, 0.0]],
+            3: [[0.0, -2.4, -2.9, -3.0], [-2.4, -2.9, -3.0, -2.9], [-2.9, -3.0, -2.9, -2.4],
+                [-3.0, -2.9, -2.4, 0.0]]}
+    V_k = None
+    for k in (1, 2, 3):
+        V_k, _ = policy_evaluation(env, uniform_policy(env), theta=np.inf, in_place=False, V=V_k)
+        np.testing.assert_array_equal(V_k.reshape(4, 4) * 16, sixteenths[k])
+        if k in book:  # the book prints one decimal, rounding halves up (−1.75 → −1.7)
+            np.testing.assert_allclose(np.floor(V_k.reshape(4, 4) * 10 + 0.5) / 10, book[k])
     # Greedy arrows of Figure 4.1 (last panel): state 1 goes left; state 5 goes up or left.
     pi = greedy_policy(env, V_in)
     assert pi[1].tolist() == [0.0, 0.0, 0.0, 1.0]
@@ -80,12 +95,24 @@ def test_jacks_car_rental_policy_iteration():
     # Figure 4.2: π0 (never move) … π4, which is optimal: four improvements.
     assert len(policies) - 1 == 4
     moves = np.array([env.move_of_action(a) for a in pi.argmax(axis=1)]).reshape(21, 21)
-    assert moves[0, 0] == 0 and moves[20, 0] == 5 and moves[0, 20] == -4
+    # Policy corners (first index: cars at the first location): empty lots move nothing, a full
+    # first lot and an empty second one moves the maximum 5, the reverse moves 4 back, and two
+    # full lots move nothing.
+    assert moves[0, 0] == 0 and moves[20, 0] == 5 and moves[0, 20] == -4 and moves[20, 20] == 0
     # The policy is greedy for its own values and these are optimal (value iteration agrees).
     V_star, _ = value_iteration(env, gamma=0.9, theta=1e-4)
     np.testing.assert_allclose(V, V_star, atol=0.01)
-    # v_π4 spans about 420..637 (the book's plot axis starts at 420).
-    assert 415 < V.min() < 425 and 630 < V.max() < 645
+    # Exact values of v_π4 (reference: the same evaluation with theta = 1e-10). Evaluation stops
+    # when a sweep changes no value by more than θ = 1e-4, so |V − v_π| <= θ γ / (1 − γ) =
+    # 9e-4: atol = 1e-3.
+    assert V.min() == pytest.approx(421.4141, abs=1e-3)  # at (0, 0)
+    assert V.max() == pytest.approx(636.9896, abs=1e-3)  # at (20, 20)
+    assert V[env.to_state(10, 10)] == pytest.approx(574.9483, abs=1e-3)
+    assert V.argmin() == env.to_state(0, 0) and V.argmax() == env.to_state(20, 20)
+    # The book's Figure 4.2 draws v_π4 on an axis from 420 to 612; our maximum is 637. The book
+    # does not say it truncates the Poisson distributions; truncating them at 11 (as some
+    # re-implementations do) gives 421.26..635.55 here, so truncation does not explain 612.
+    # Whether 612 is the maximum or only the last axis label is unverified.
 
 
 def test_gamblers_problem_value_iteration():

@@ -4,10 +4,14 @@ import numpy as np
 import pytest
 
 from rlcore import (
-    Agent, DoEveryNEpisode, EpsilonGreedyExplorer, GreedyExplorer, InvDecay, QBasedPolicy,
-    StopAfterEpisode, TabularQApproximator, TabularVApproximator, VBasedPolicy,
+    FULL_ACTION_SET, Agent, DoEveryNEpisode, EpsilonGreedyExplorer, GreedyExplorer, InvDecay,
+    QBasedPolicy, StopAfterEpisode, TabularQApproximator, TabularVApproximator, VBasedPolicy,
     VectorSARTTrajectory, run,
 )
+from rlcore.dispatch import update
+from rlcore.stages import PostEpisodeStage
+from rlcore.trajectories import Trajectory
+from rlcore.trajectories.buffers import VectorBuffer
 from rlenvs import RandomWalk1D
 from rlenvs.blackjack import BlackjackEnv
 from rlenvs.infinite_variance import InfiniteVarianceEnv
@@ -32,6 +36,74 @@ def test_first_and_every_visit_by_hand():
         assert learner.approximator.table[3] == pytest.approx(expected_v3)
         assert learner.approximator.table[5] == pytest.approx(1.0)
         assert learner.approximator.table[2] == pytest.approx(0.5 ** 3)
+
+
+def _learn_episode(learner, env, states, actions, rewards, trajectory=None, masks=None):
+    """Feed one scripted episode (final state last in ``states``) to ``learner``."""
+    trajectory = VectorSARTTrajectory() if trajectory is None else trajectory
+    for t, reward in enumerate(rewards):
+        step = {"state": states[t], "action": actions[t]}
+        if masks is not None:
+            step["legal_actions_mask"] = masks[t]
+        trajectory.push(**step)
+        trajectory.push(reward=reward, terminal=t == len(rewards) - 1, truncated=False)
+    final = {"state": states[-1], "action": 0}
+    if masks is not None:
+        final["legal_actions_mask"] = masks[-1]
+    trajectory.push(**final)
+    update(learner, trajectory, env, PostEpisodeStage())
+
+
+def test_ordinary_and_weighted_importance_sampling_by_hand():
+    # Example 5.5's MDP: target π = always left (0); behaviour b = 0.5/0.5; γ = 0.9, every-visit.
+    # Episode 1: s0 -left-> s0 (R=0) -left-> end (R=+1). Backwards: t=1: G=1, ρ_{1:1}=1/0.5=2;
+    #   t=0: G=0.9, ρ_{0:1}=4.  Episode 2: s0 -left-> s0 (R=0) -right-> end (R=0): ρ = 0 at
+    #   both steps (π(right)=0).
+    # Ordinary IS (sample average of ρG over all 4 visits): after ep. 1 (2·1 + 4·0.9)/2 = 2.8,
+    #   after ep. 2 (2 + 3.6 + 0 + 0)/4 = 1.4.
+    # Weighted IS: Σ ρG / Σ ρ = (2·1 + 4·0.9)/(2 + 4) = 5.6/6 after ep. 1; ep. 2 adds weight 0:
+    #   unchanged, C = 6.
+    env = InfiniteVarianceEnv(seed=0)
+    target = np.array([[1.0, 0.0], [0.5, 0.5]])
+    behaviour = np.array([[0.5, 0.5], [0.5, 0.5]])
+    expected = {"ORDINARY": (2.8, 1.4), "WEIGHTED": (5.6 / 6, 5.6 / 6)}
+    for sampling, (after_1, after_2) in expected.items():
+        learner = MonteCarloLearner(TabularVApproximator(n_state=2, alpha=InvDecay()),
+                                    kind="EVERY_VISIT", sampling=sampling, gamma=0.9,
+                                    target_policy=target, behavior_policy=behaviour)
+        _learn_episode(learner, env, [0, 0, 1], [0, 0], [0.0, 1.0])
+        assert learner.approximator.table[0] == pytest.approx(after_1)
+        _learn_episode(learner, env, [0, 0, 1], [0, 1], [0.0, 0.0])
+        assert learner.approximator.table[0] == pytest.approx(after_2)
+        if sampling == "WEIGHTED":
+            assert learner.C[0] == pytest.approx(6.0)
+
+
+class _MaskedEnv(InfiniteVarianceEnv):
+    """A stand-in FULL_ACTION_SET env: only its action style is read by the learner."""
+
+    ActionStyle = FULL_ACTION_SET
+
+
+def test_off_policy_control_argmax_is_over_legal_actions_only():
+    # Scripted episode S0 -a1-> S1 -a0-> end (R=+1); action 2 is illegal in S1 but its Q is 9.
+    # Backwards: (S1, a0) gets G=1 (weight 1), so Q(S1) = [1, 0, 9]. The greedy target over the
+    # legal actions {0, 1} takes a0, so W = 1/b(a0|S1) = 2 and (S0, a1) learns G = 1 too. An
+    # argmax over all actions would pick the illegal a2 and stop before S0.
+    q = TabularQApproximator(n_state=3, n_action=3, alpha=InvDecay())
+    q.table[1, 2] = 9.0
+    behaviour = np.array([[0.5, 0.5, 0.0]] * 3)
+    learner = MonteCarloLearner(q, sampling="WEIGHTED", behavior_policy=behaviour)
+    trajectory = Trajectory(state=VectorBuffer(), action=VectorBuffer(), reward=VectorBuffer(),
+                            terminal=VectorBuffer(), truncated=VectorBuffer(),
+                            legal_actions_mask=VectorBuffer())
+    mask = np.array([True, True, False])
+    _learn_episode(learner, _MaskedEnv(), [0, 1, 2], [1, 0], [0.0, 1.0], trajectory,
+                   masks=[mask, mask, np.ones(3, bool)])
+    assert q.table[1, 0] == pytest.approx(1.0)
+    assert q.table[0, 1] == pytest.approx(1.0) and learner.C[0, 1] == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="legal_actions_mask"):
+        _learn_episode(learner, _MaskedEnv(), [0, 1, 2], [1, 0], [0.0, 1.0])
 
 
 def test_prediction_converges_on_the_random_walk():
@@ -142,3 +214,20 @@ def test_validation():
         MonteCarloLearner(object())
     with pytest.raises(ValueError, match="rows of probabilities"):
         TabularPolicy(np.array([[0.5, 0.4]]))
+    with pytest.raises(ValueError, match="gamma"):
+        MonteCarloLearner(TabularVApproximator(n_state=3), gamma=1.5)
+    with pytest.raises(ValueError, match="sampling"):
+        MonteCarloLearner(TabularVApproximator(n_state=3), sampling="SOME")
+    with pytest.raises(ValueError, match="only with importance sampling"):
+        MonteCarloLearner(TabularVApproximator(n_state=3), target_policy=np.full((3, 2), 0.5))
+    with pytest.raises(ValueError, match=r"target_policy must be .* shape \(3, 2\)"):
+        MonteCarloLearner(TabularQApproximator(n_state=3, n_action=2), sampling="WEIGHTED",
+                          target_policy=np.full((3, 3), 1 / 3),
+                          behavior_policy=np.full((3, 2), 0.5))
+    with pytest.raises(ValueError, match="behavior_policy must be"):
+        MonteCarloLearner(TabularVApproximator(n_state=3), sampling="ORDINARY",
+                          target_policy=np.full((3, 2), 0.5), behavior_policy=np.full(3, 0.5))
+    with pytest.raises(ValueError, match="probability distributions"):
+        MonteCarloLearner(TabularVApproximator(n_state=3), sampling="ORDINARY",
+                          target_policy=np.full((3, 2), 0.5),
+                          behavior_policy=np.full((3, 2), 0.4))  # rows sum to 0.8
