@@ -275,7 +275,7 @@ class NStepBatchSampler:
         reward_trace, terminal_trace = traces["reward"], traces["terminal"]
         truncated_trace = traces.get("truncated")
         size = len(absolute)
-        total = np.zeros(size, np.float64)
+        n_step_return = np.zeros(size, np.float64)
         steps = np.zeros(size, np.int64)
         terminal = np.zeros(size, bool)
         truncated = np.zeros(size, bool)
@@ -293,14 +293,14 @@ class NStepBatchSampler:
                 c = np.zeros(size, bool)
             else:
                 c = np.asarray(_gather(truncated_trace, position), bool)
-            total += np.where(alive, weight * r, 0.0)
+            n_step_return += np.where(alive, weight * r, 0.0)
             steps += alive
             terminal |= alive & t
             truncated |= alive & c & ~t
             alive &= ~(t | c)
             weight *= self.gamma
         batch = _sart(traces, absolute, absolute + steps)
-        batch["reward"] = total.astype(np.float32)
+        batch["reward"] = n_step_return.astype(np.float32)
         batch["terminal"] = terminal
         batch["truncated"] = truncated
         batch["discount"] = np.power(self.gamma, steps).astype(np.float32)

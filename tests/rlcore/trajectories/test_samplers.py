@@ -249,6 +249,8 @@ def test_nstep_prioritized_and_device():
     assert "priorities" in b and b.discount.dtype == torch.float32
     expected = torch.where(b.state == 5, 1.0, 2.0)
     assert torch.equal(b.reward, expected)
+    # six steps of priority 1: each drawn step has probability 1/6 (not priority / return)
+    torch.testing.assert_close(b.probabilities, torch.full((4,), 1 / 6))
 
 
 @settings(max_examples=100, deadline=None)
