@@ -107,3 +107,36 @@ def test_total_reward_display_on_exit(capsys):
     run(RandomPolicy(seed=0), LineEnv(length=2), StopAfterEpisode(2),
         TotalRewardPerEpisode(display_on_exit=True))
     assert "2 episodes; mean return 2.000" in capsys.readouterr().out
+
+
+def test_evaluate_every_n_step_runs_the_inner_policy_in_test_mode():
+    from rlcore import (Agent, EpsilonGreedyExplorer, EvaluateEveryNStep, QBasedPolicy,
+                        TabularQApproximator, VectorSARTTrajectory)
+    from rlzoo.tabular import TDLearner
+
+    explorer = EpsilonGreedyExplorer(epsilon_stable=1.0, seed=0)
+    learner = TDLearner(TabularQApproximator(n_state=4, n_action=2), method="Q")
+    agent = Agent(QBasedPolicy(learner, explorer), VectorSARTTrajectory())
+    evaluation = EvaluateEveryNStep(LineEnv(length=3), n=4, n_episodes=2)
+    # LineEnv: 3 steps of reward 1 per episode whatever the actions
+    run(agent, LineEnv(length=3), StopAfterStep(12), evaluation)
+    assert evaluation.steps == [4, 8, 12]
+    assert evaluation.returns == [3.0, 3.0, 3.0]
+    assert evaluation.seconds > 0
+    # evaluation wrote nothing into the agent's trajectory: 12 training steps only
+    assert len(agent.trajectory) == 12
+    # the explorer's step counts training decisions only (testmode freezes it) and its
+    # training flag is restored
+    assert explorer.step == 13 and explorer.is_training
+
+
+def test_evaluate_every_n_step_validates_and_prints(capsys):
+    from rlcore import EvaluateEveryNStep
+
+    with pytest.raises(ValueError, match="n must be a positive int"):
+        EvaluateEveryNStep(LineEnv(), n=0)
+    with pytest.raises(ValueError, match="n_episodes must be a positive int"):
+        EvaluateEveryNStep(LineEnv(), n_episodes=0)
+    run(RandomPolicy(seed=0), LineEnv(length=2), StopAfterStep(2),
+        EvaluateEveryNStep(LineEnv(length=2), n=2, n_episodes=1, verbose=True))
+    assert "step 2: mean return 2.00 over 1 test episodes" in capsys.readouterr().out

@@ -1,0 +1,170 @@
+"""Functions shared by the DQN family (composition, not inheritance: each learner calls these).
+
+Shape convention of this module: batch axis first; ``reward``, ``terminal``, ``discount`` and
+per-sample losses are ``(batch,)``; Q-values ``(batch, n_actions)``; distributions and quantiles
+``(batch, n_atoms)`` once an action is chosen.
+
+*When* a learner learns (RL.jl's ``update!(learner, trajectory, env, ::PreActStage)``): at every
+``PreActStage`` the learner's ``update_step`` counts one env step; once the trajectory holds
+``min_replay_history`` steps, every ``update_freq``-th step draws one batch and takes one gradient
+step; every ``target_update_freq``-th step the target network is synchronised.
+
+*Targets*: a batch from ``BatchSampler`` bootstraps with ``γ``, one from ``NStepBatchSampler``
+with its ``discount = γ^k``; a step that *terminated* does not bootstrap, a *truncated* one (time
+limit) does, from its true final state (see :mod:`rlcore.trajectories.recording`).
+"""
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from rlcore import NeuralNetworkApproximator, NStepBatchSampler, TargetNetwork
+from rlcore.utils.validators import boolean, non_negative_int, one_of, positive_int, real_in
+
+__all__ = [
+    "positive_int", "real_in", "non_negative_int", "one_of", "boolean", "check_approximator",
+    "attach_sampler", "make_target_network", "should_learn", "sync_target", "state_batch",
+    "bootstrap_factor", "td_loss", "project_onto_support", "c51_cross_entropy",
+    "quantile_huber_loss", "importance_weights", "beta_at", "LOSSES", "torch_generator",
+]
+
+LOSSES = {"huber": F.smooth_l1_loss, "mse": F.mse_loss}
+
+
+def check_approximator(instance, attribute, value):
+    """An attrs validator: a :class:`NeuralNetworkApproximator` (the learner adds the target)."""
+    if not isinstance(value, NeuralNetworkApproximator):
+        raise TypeError(f"{type(instance).__name__}: {attribute.name} must be a "
+                        f"NeuralNetworkApproximator, got {type(value).__name__}")
+
+
+def attach_sampler(learner):
+    """Point the learner's sampler at the approximator's device (batches move there once);
+    check that the first batch can be drawn (``min_replay_history >= batch_size``) and that an
+    n-step sampler discounts with the learner's ``gamma``."""
+    sampler = learner.sampler
+    if not hasattr(sampler, "sample"):
+        raise TypeError(f"{type(learner).__name__}: sampler must be a BatchSampler or "
+                        f"NStepBatchSampler, got {sampler!r}")
+    if learner.min_replay_history < sampler.batch_size:
+        raise ValueError(f"{type(learner).__name__}: min_replay_history "
+                         f"({learner.min_replay_history}) must be at least the sampler's "
+                         f"batch_size ({sampler.batch_size})")
+    if isinstance(sampler, NStepBatchSampler) and sampler.gamma != learner.gamma:
+        raise ValueError(f"{type(learner).__name__}: the sampler's gamma ({sampler.gamma}) must "
+                         f"equal the learner's gamma ({learner.gamma})")
+    sampler.device = learner.approximator.device
+
+
+def make_target_network(learner):
+    """A :class:`TargetNetwork` over the learner's approximator; the learner syncs it itself
+    (every ``target_update_freq`` env steps, with Polyak factor ``rho``)."""
+    return TargetNetwork(learner.approximator, sync_every=1, rho=learner.rho)
+
+
+def should_learn(learner, trajectory):
+    """Count one env step; True when this step takes a gradient step (see the module doc)."""
+    learner.update_step += 1
+    return (len(trajectory) >= learner.min_replay_history
+            and learner.update_step % learner.update_freq == 0)
+
+
+def sync_target(learner):
+    """Synchronise the target network on every ``target_update_freq``-th step."""
+    if learner.update_step % learner.target_update_freq == 0:
+        learner.target_network.sync()
+
+
+def state_batch(approximator, env):
+    """``env.state()`` as a batch of one on the approximator's device."""
+    state = env.state()
+    if type(state) is np.ndarray and state.dtype == np.float32:  # the common case, fast
+        return torch.from_numpy(state).unsqueeze(0).to(approximator.device)
+    return approximator.to_device(state).unsqueeze(0)
+
+
+def bootstrap_factor(batch, gamma):
+    """``γ^k · (1 − terminal)`` per transition: 0 after a termination, ``γ`` (or the n-step
+    sampler's ``discount``) otherwise, truncation included."""
+    discount = batch.get("discount")
+    not_terminal = 1.0 - batch["terminal"].float()
+    return not_terminal * (gamma if discount is None else discount)
+
+
+def td_loss(q_sa, target, loss="huber", weights=None):
+    """``(mean loss, per-sample losses)`` of ``loss(q_sa, target)``; with ``weights`` the mean
+    is weighted per sample, without them the per-sample losses are not kept (``None``)."""
+    if weights is None:
+        return LOSSES[loss](q_sa, target), None
+    per_sample = LOSSES[loss](q_sa, target, reduction="none")
+    return (per_sample * weights).mean(), per_sample
+
+
+def project_onto_support(next_probs, reward, factor, support):
+    """The C51 projection Φ of ``r + factor · z`` onto the fixed support ``z`` (Bellemare et
+    al., 2017, Algorithm 1).
+
+    ``next_probs`` (batch, N) are the probabilities of the next state's greedy action,
+    ``reward`` and ``factor`` (batch,) (``factor = γ^k (1 − terminal)``), ``support`` (N,) evenly
+    spaced from ``v_min`` to ``v_max``. Each atom's mass goes to its two neighbours in
+    proportion to closeness: ``m_l += p (u − b)``, ``m_u += p (b − l)``, ``b = (Tz − v_min)/Δz``.
+    """
+    n = support.shape[0]
+    v_min, v_max = support[0], support[-1]
+    delta = (v_max - v_min) / (n - 1)
+    tz = (reward.unsqueeze(1) + factor.unsqueeze(1) * support.unsqueeze(0)).clamp(v_min, v_max)
+    b = (tz - v_min) / delta
+    lower, upper = b.floor().long(), b.ceil().long()
+    lower = lower.clamp(0, n - 1)
+    upper = upper.clamp(0, n - 1)
+    same = (lower == upper).to(next_probs.dtype)  # b on an atom: all its mass goes there
+    projected = torch.zeros_like(next_probs)
+    projected.scatter_add_(1, lower, next_probs * (upper.to(b.dtype) - b + same))
+    projected.scatter_add_(1, upper, next_probs * (b - lower.to(b.dtype)))
+    return projected
+
+
+def c51_cross_entropy(logits_sa, target_probs):
+    """Per-sample cross-entropy ``−Σ_i m_i log p_i`` of the predicted logits (batch, N) against
+    the projected target distribution (batch, N)."""
+    return -(target_probs * F.log_softmax(logits_sa, dim=1)).sum(dim=1)
+
+
+def quantile_huber_loss(quantiles, target, taus, kappa=1.0):
+    """Per-sample quantile Huber loss (Dabney et al., 2018, eq. 10; QR-DQN and IQN).
+
+    ``quantiles`` (batch, N) at fractions ``taus`` ((N,) or (batch, N)); ``target`` (batch, M).
+    With ``u = target_j − quantile_i``: ``ρ^κ_τ(u) = |τ − 1{u < 0}| · L_κ(u) / κ``, where
+    ``L_κ`` is the Huber loss; returns ``Σ_i mean_j ρ^κ_τi(u_ij)``, shape (batch,).
+    """
+    if kappa <= 0:
+        raise ValueError(f"kappa must be > 0, got {kappa!r}")
+    u = target.unsqueeze(1) - quantiles.unsqueeze(2)            # (B, N, M)
+    abs_u = u.abs()
+    huber = torch.where(abs_u <= kappa, 0.5 * u * u, kappa * (abs_u - 0.5 * kappa))
+    if taus.dim() == 1:
+        taus = taus.unsqueeze(0)
+    weight = (taus.unsqueeze(2) - (u.detach() < 0).to(u.dtype)).abs()
+    return (weight * huber / kappa).mean(dim=2).sum(dim=1)
+
+
+def beta_at(step, beta_init, beta_steps):
+    """The importance-sampling exponent β, annealed linearly from ``beta_init`` to 1 over
+    ``beta_steps`` env steps (Schaul et al., 2016); ``beta_steps=0`` keeps β at ``beta_init``
+    (Dopamine's Rainbow: a constant 0.5)."""
+    if beta_steps == 0:
+        return beta_init
+    return min(1.0, beta_init + (1.0 - beta_init) * step / beta_steps)
+
+
+def importance_weights(priorities, beta):
+    """``w_i = (N P(i))^−β / max_j w_j`` with ``P(i) = p_i / Σ_k p_k`` (Schaul et al., 2016).
+    ``N`` and ``Σ_k p_k`` cancel in the normalisation, so the batch's priorities ``p_i`` (or its
+    sampling probabilities, proportional to them) are enough."""
+    weights = priorities.clamp_min(1e-12).pow(-beta)
+    return weights / weights.max()
+
+
+def torch_generator(seed, device):
+    """A ``torch.Generator`` on ``device`` seeded with ``seed`` (for noise drawn in a learner)."""
+    return torch.Generator(device=device).manual_seed(int(seed))

@@ -1,0 +1,109 @@
+"""DQN with a target network: hard or Polyak sync, double DQN, n-step returns, dueling heads.
+
+References: Mnih et al. (2015), "Human-level control through deep reinforcement learning"
+(target network); van Hasselt et al. (2016), "Deep Reinforcement Learning with Double
+Q-learning" (https://arxiv.org/abs/1509.06461); Wang et al. (2016), dueling networks (a network
+choice: :class:`rlzoo.dqns.networks.QNetwork` with ``dueling=True``); n-step returns come from
+``NStepBatchSampler`` (Sutton & Barto 2018, §7.1). RL.jl ``DQNLearner`` (``dqns/dqn.jl``).
+
+Shape convention: states ``(batch, *state_shape)``, Q-values ``(batch, n_actions)``.
+Target ``y = r^(k) + γ^k (1 − terminal) Q_target(s', a*)`` with ``a* = argmax_a Q_target(s', a)``
+or, double DQN, ``a* = argmax_a Q_online(s', a)``. Truncation bootstraps; termination does not.
+Gradient clipping is the approximator's ``max_grad_norm``.
+"""
+
+import attrs
+import torch
+
+from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
+from rlcore.dispatch import dispatch, update
+from rlzoo.dqns.common import (
+    attach_sampler, boolean, bootstrap_factor, check_approximator, make_target_network, one_of,
+    positive_int, real_in, should_learn, state_batch, sync_target, td_loss,
+)
+
+__all__ = ["DQNLearner", "dqn_target"]
+
+
+@attrs.define(eq=False)
+class DQNLearner(AbstractLearner):
+    """Deep Q-learning with a target network.
+
+    Keyword arguments: ``approximator`` (``NeuralNetworkApproximator``, required),
+    ``sampler=BatchSampler(32, seed=0)`` (an ``NStepBatchSampler`` gives n-step returns),
+    ``gamma=0.99``, ``loss="huber"`` or ``"mse"``, ``min_replay_history=1000``,
+    ``update_freq=1``, ``target_update_freq=100`` (env steps between syncs), ``rho=0.0``
+    (0: hard copy; else Polyak ``target ← ρ target + (1 − ρ) online`` at each sync),
+    ``is_double=False``. ``target_network`` is built from ``approximator``.
+
+    >>> import torch
+    >>> from rlcore import NeuralNetworkApproximator
+    >>> from rlzoo.dqns.networks import QNetwork
+    >>> net = QNetwork(4, 2, dueling=True, seed=0)
+    >>> learner = DQNLearner(approximator=NeuralNetworkApproximator(
+    ...     net, torch.optim.Adam(net.parameters(), lr=1e-3)), is_double=True)
+    """
+
+    approximator: object = attrs.field(validator=check_approximator)
+    sampler: object = attrs.field(factory=lambda: BatchSampler(32, seed=0))
+    gamma: float = attrs.field(default=0.99, validator=real_in(0, 1))
+    loss: str = attrs.field(default="huber", validator=one_of("huber", "mse"))
+    min_replay_history: int = attrs.field(default=1000, validator=positive_int)
+    update_freq: int = attrs.field(default=1, validator=positive_int)
+    target_update_freq: int = attrs.field(default=100, validator=positive_int)
+    rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
+    is_double: bool = attrs.field(default=False, validator=boolean)
+    target_network: object = attrs.field(init=False, repr=False)
+    update_step: int = attrs.field(default=0, init=False)
+    loss_value: object = attrs.field(default=None, init=False, repr=False)
+
+    def __attrs_post_init__(self):
+        attach_sampler(self)
+        self.target_network = make_target_network(self)
+
+    def __call__(self, env):
+        with torch.no_grad():
+            return self.approximator(state_batch(self.approximator, env))[0]
+
+
+def dqn_target(learner, batch, online_next=None):
+    """``r + γ^k (1 − terminal) Q_target(s', a*)`` (see the module doc), without gradient.
+
+    ``online_next`` are the online Q-values of ``next_state`` (double DQN); computed when
+    needed and not given."""
+    with torch.no_grad():
+        target_next = learner.target_network.target(batch["next_state"])
+        if learner.is_double:
+            if online_next is None:
+                online_next = learner.approximator(batch["next_state"])
+            best = online_next.argmax(dim=1, keepdim=True)
+            next_value = target_next.gather(1, best).squeeze(1)
+        else:
+            next_value = target_next.max(dim=1).values
+        return batch["reward"] + bootstrap_factor(batch, learner.gamma) * next_value
+
+
+@dispatch(DQNLearner, object)
+def update(learner, batch):  # noqa: F811
+    """One gradient step on ``batch``; returns the loss tensor."""
+    app = learner.approximator
+    state = batch["state"]
+    if learner.is_double:
+        # one forward over s and s' (the s' half without gradient) instead of two
+        q_all = app(torch.cat((state, batch["next_state"])))
+        q, online_next = q_all[:state.shape[0]], q_all[state.shape[0]:].detach()
+    else:
+        q, online_next = app(state), None
+    q_sa = q.gather(1, batch["action"].long().unsqueeze(1)).squeeze(1)
+    target = dqn_target(learner, batch, online_next)
+    loss, _ = td_loss(q_sa, target, learner.loss)
+    update(app, loss)
+    learner.loss_value = loss.detach()
+    return loss
+
+
+@dispatch(DQNLearner, AbstractTrajectory, AbstractEnv, PreActStage)
+def update(learner, trajectory, env, stage):  # noqa: F811
+    if should_learn(learner, trajectory):
+        update(learner, learner.sampler(trajectory))
+    sync_target(learner)

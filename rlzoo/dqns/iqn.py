@@ -1,0 +1,100 @@
+"""IQN: implicit quantile networks.
+
+Reference: Dabney, Ostrovski, Silver & Munos (2018), "Implicit Quantile Networks for
+Distributional Reinforcement Learning" (https://arxiv.org/abs/1806.06923); RL.jl ``IQNLearner``;
+Dopamine's ``ImplicitQuantileAgent``.
+
+Shape convention: the network maps ``(state (batch, *state_shape), taus (batch, n))`` to
+``(batch, n, n_actions)``. Acting: ``Q(s, a) = mean_k Z_τk(s, a)`` over ``n_tau_act`` fractions
+``τ ~ U(0, 1)``. Learning: ``N = n_tau`` online fractions τ and ``N' = n_tau_prime`` target
+fractions τ'; ``a* = argmax_a mean_j Z'_τ'j(s', a)`` over the same target samples; target
+``r + γ^k (1 − terminal) Z'_τ'j(s', a*)``; loss: quantile Huber loss at τ, summed over the N
+fractions and averaged over the N' targets. Fractions come from the learner's own
+``torch.Generator`` (``seed``).
+"""
+
+import attrs
+import torch
+
+from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
+from rlcore.dispatch import dispatch, update
+from rlzoo.dqns.common import (
+    attach_sampler, bootstrap_factor, check_approximator, make_target_network, positive_int,
+    quantile_huber_loss, real_in, should_learn, state_batch, sync_target, torch_generator,
+)
+
+__all__ = ["IQNLearner"]
+
+
+@attrs.define(eq=False)
+class IQNLearner(AbstractLearner):
+    """Implicit quantile network learner.
+
+    Keyword arguments: ``approximator`` (model ``(state, taus) -> (batch, n, n_actions)``, e.g.
+    :class:`rlzoo.dqns.networks.ImplicitQuantileNetwork`; required),
+    ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``n_tau=64``, ``n_tau_prime=64``,
+    ``n_tau_act=32``, ``kappa=1.0``, ``min_replay_history=1000``, ``update_freq=1``,
+    ``target_update_freq=100``, ``rho=0.0``, ``seed=0`` (fractions τ).
+    """
+
+    approximator: object = attrs.field(validator=check_approximator)
+    sampler: object = attrs.field(factory=lambda: BatchSampler(32, seed=0))
+    gamma: float = attrs.field(default=0.99, validator=real_in(0, 1))
+    n_tau: int = attrs.field(default=64, validator=positive_int)
+    n_tau_prime: int = attrs.field(default=64, validator=positive_int)
+    n_tau_act: int = attrs.field(default=32, validator=positive_int)
+    kappa: float = attrs.field(default=1.0, validator=real_in(0, float("inf"), low_open=True,
+                                                              high_open=True))
+    min_replay_history: int = attrs.field(default=1000, validator=positive_int)
+    update_freq: int = attrs.field(default=1, validator=positive_int)
+    target_update_freq: int = attrs.field(default=100, validator=positive_int)
+    rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
+    seed: int = attrs.field(default=0)
+    generator: object = attrs.field(init=False, repr=False)
+    target_network: object = attrs.field(init=False, repr=False)
+    update_step: int = attrs.field(default=0, init=False)
+    loss_value: object = attrs.field(default=None, init=False, repr=False)
+
+    def __attrs_post_init__(self):
+        attach_sampler(self)
+        self.generator = torch_generator(self.seed, self.approximator.device)
+        self.target_network = make_target_network(self)
+
+    def sample_taus(self, batch_size, n):
+        """``(batch_size, n)`` fractions drawn uniformly from (0, 1)."""
+        return torch.rand(batch_size, n, generator=self.generator,
+                          device=self.approximator.device)
+
+    def __call__(self, env):
+        with torch.no_grad():
+            state = state_batch(self.approximator, env)
+            z = self.approximator(state, self.sample_taus(1, self.n_tau_act))
+            return z[0].mean(dim=0)
+
+
+@dispatch(IQNLearner, object)
+def update(learner, batch):  # noqa: F811
+    """One gradient step on ``batch``; returns the loss tensor."""
+    state = batch["state"]
+    size = state.shape[0]
+    rows = torch.arange(size, device=state.device)
+    taus = learner.sample_taus(size, learner.n_tau)
+    z = learner.approximator(state, taus)                               # (B, N, A)
+    z_sa = z[rows, :, batch["action"].long()]                           # (B, N)
+    with torch.no_grad():
+        taus_prime = learner.sample_taus(size, learner.n_tau_prime)
+        z_next = learner.target_network.target(batch["next_state"], taus_prime)  # (B, N', A)
+        best = z_next.mean(dim=1).argmax(dim=1)
+        target = batch["reward"].unsqueeze(1) + bootstrap_factor(batch, learner.gamma) \
+            .unsqueeze(1) * z_next[rows, :, best]                       # (B, N')
+    loss = quantile_huber_loss(z_sa, target, taus, learner.kappa).mean()
+    update(learner.approximator, loss)
+    learner.loss_value = loss.detach()
+    return loss
+
+
+@dispatch(IQNLearner, AbstractTrajectory, AbstractEnv, PreActStage)
+def update(learner, trajectory, env, stage):  # noqa: F811
+    if should_learn(learner, trajectory):
+        update(learner, learner.sampler(trajectory))
+    sync_target(learner)

@@ -1,0 +1,94 @@
+"""DQN with proportional prioritized experience replay.
+
+Reference: Schaul et al. (2016), "Prioritized Experience Replay" (https://arxiv.org/abs/1511.05952),
+proportional variant; RL.jl ``PrioritizedDQNLearner`` (``dqns/prioritized_dqn.jl``).
+
+The trajectory is a ``CircularArrayPSARTTrajectory`` (a sum tree of priorities). Each sampled
+transition ``i`` is weighted by ``w_i = (N P(i))^−β / max_j w_j`` with β annealed linearly from
+``beta_init`` to 1 over ``beta_steps`` env steps; after the step its priority becomes
+``(|δ_i| + priority_epsilon)^α``. Targets as in :mod:`rlzoo.dqns.dqn` (double DQN optional).
+Shape convention: states ``(batch, *state_shape)``, Q-values ``(batch, n_actions)``.
+"""
+
+import attrs
+import torch
+
+from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
+from rlcore.dispatch import dispatch, update
+from rlzoo.dqns.common import (
+    attach_sampler, boolean, beta_at, check_approximator, importance_weights, make_target_network,
+    non_negative_int, one_of, positive_int, real_in, should_learn, state_batch, sync_target,
+    td_loss,
+)
+from rlzoo.dqns.dqn import dqn_target
+
+__all__ = ["PrioritizedDQNLearner", "check_prioritized"]
+
+
+@attrs.define(eq=False)
+class PrioritizedDQNLearner(AbstractLearner):
+    """DQN learning from a prioritized replay, with importance-sampling weights.
+
+    Keyword arguments: those of :class:`rlzoo.dqns.dqn.DQNLearner` (``approximator``,
+    ``sampler``, ``gamma=0.99``, ``loss="huber"``, ``min_replay_history=1000``,
+    ``update_freq=1``, ``target_update_freq=100``, ``rho=0.0``, ``is_double=False``) plus
+    ``alpha=0.6`` (priority exponent), ``beta_init=0.4``, ``beta_steps=10_000`` (env steps to
+    anneal β to 1; 0 keeps β at ``beta_init``), ``priority_epsilon=1e-6``.
+    """
+
+    approximator: object = attrs.field(validator=check_approximator)
+    sampler: object = attrs.field(factory=lambda: BatchSampler(32, seed=0))
+    gamma: float = attrs.field(default=0.99, validator=real_in(0, 1))
+    loss: str = attrs.field(default="huber", validator=one_of("huber", "mse"))
+    min_replay_history: int = attrs.field(default=1000, validator=positive_int)
+    update_freq: int = attrs.field(default=1, validator=positive_int)
+    target_update_freq: int = attrs.field(default=100, validator=positive_int)
+    rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
+    is_double: bool = attrs.field(default=False, validator=boolean)
+    alpha: float = attrs.field(default=0.6, validator=real_in(0, 1))
+    beta_init: float = attrs.field(default=0.4, validator=real_in(0, 1))
+    beta_steps: int = attrs.field(default=10_000, validator=non_negative_int)
+    priority_epsilon: float = attrs.field(default=1e-6, validator=real_in(0, 1, low_open=True))
+    target_network: object = attrs.field(init=False, repr=False)
+    update_step: int = attrs.field(default=0, init=False)
+    loss_value: object = attrs.field(default=None, init=False, repr=False)
+
+    def __attrs_post_init__(self):
+        attach_sampler(self)
+        self.target_network = make_target_network(self)
+
+    def __call__(self, env):
+        with torch.no_grad():
+            return self.approximator(state_batch(self.approximator, env))[0]
+
+
+def check_prioritized(learner, trajectory):
+    """Raise unless ``trajectory`` keeps priorities (a ``CircularArrayPSARTTrajectory``)."""
+    if "priority" not in trajectory:
+        raise TypeError(f"{type(learner).__name__} needs a prioritized trajectory "
+                        f"(CircularArrayPSARTTrajectory), got {type(trajectory).__name__}")
+
+
+@dispatch(PrioritizedDQNLearner, object)
+def update(learner, batch):  # noqa: F811
+    """One importance-weighted gradient step; returns the new priorities ``(|δ| + ε)^α``."""
+    app = learner.approximator
+    q = app(batch["state"])
+    q_sa = q.gather(1, batch["action"].long().unsqueeze(1)).squeeze(1)
+    target = dqn_target(learner, batch)
+    weights = importance_weights(batch["priorities"],
+                                 beta_at(learner.update_step, learner.beta_init,
+                                         learner.beta_steps))
+    loss, _ = td_loss(q_sa, target, learner.loss, weights)
+    update(app, loss)
+    learner.loss_value = loss.detach()
+    return ((q_sa.detach() - target).abs() + learner.priority_epsilon).pow(learner.alpha)
+
+
+@dispatch(PrioritizedDQNLearner, AbstractTrajectory, AbstractEnv, PreActStage)
+def update(learner, trajectory, env, stage):  # noqa: F811
+    if should_learn(learner, trajectory):
+        check_prioritized(learner, trajectory)
+        batch = learner.sampler(trajectory)
+        trajectory.update_priorities(batch["indices"], update(learner, batch))
+    sync_target(learner)

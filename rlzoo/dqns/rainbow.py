@@ -1,0 +1,96 @@
+"""Rainbow: C51 with prioritized replay, n-step returns, a dueling head and noisy layers.
+
+Reference: Hessel et al. (2018), "Rainbow: Combining Improvements in Deep Reinforcement
+Learning" (https://arxiv.org/abs/1710.02298); RL.jl ``RainbowLearner``; Dopamine's
+``RainbowAgent``.
+
+The pieces are composed, not inherited: the network is a
+:class:`rlzoo.dqns.networks.DistributionalNetwork` with ``dueling=True, noisy=True``; n-step
+returns come from an ``NStepBatchSampler``; the trajectory is a
+``CircularArrayPSARTTrajectory``. The loss is C51's cross-entropy to the projected target
+(:func:`rlzoo.dqns.c51.c51_target`), weighted by importance weights ``(N P(i))^−β / max``;
+new priorities are ``(loss_i + priority_epsilon)^α``.
+Shape convention: logits ``(batch, n_actions, n_atoms)``.
+"""
+
+import attrs
+import torch
+
+from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
+from rlcore.dispatch import dispatch, update
+from rlzoo.dqns.c51 import c51_target, make_support
+from rlzoo.dqns.common import (
+    attach_sampler, beta_at, c51_cross_entropy, check_approximator, importance_weights,
+    make_target_network, non_negative_int, positive_int, real_in, should_learn, state_batch,
+    sync_target,
+)
+from rlzoo.dqns.prioritized_dqn import check_prioritized
+
+__all__ = ["RainbowLearner"]
+
+
+@attrs.define(eq=False)
+class RainbowLearner(AbstractLearner):
+    """Rainbow DQN.
+
+    Keyword arguments: ``approximator`` (logits ``(batch, n_actions, n_atoms)``; required),
+    ``sampler=BatchSampler(32, seed=0)`` (use an ``NStepBatchSampler``), ``gamma=0.99``,
+    ``n_atoms=51``, ``v_min=-10.0``, ``v_max=10.0``, ``min_replay_history=1000``,
+    ``update_freq=1``, ``target_update_freq=100``, ``rho=0.0``, ``alpha=0.5``,
+    ``beta_init=0.4``, ``beta_steps=10_000`` (0: β stays ``beta_init``),
+    ``priority_epsilon=1e-6``.
+    """
+
+    approximator: object = attrs.field(validator=check_approximator)
+    sampler: object = attrs.field(factory=lambda: BatchSampler(32, seed=0))
+    gamma: float = attrs.field(default=0.99, validator=real_in(0, 1))
+    n_atoms: int = attrs.field(default=51, validator=positive_int)
+    v_min: float = attrs.field(default=-10.0)
+    v_max: float = attrs.field(default=10.0)
+    min_replay_history: int = attrs.field(default=1000, validator=positive_int)
+    update_freq: int = attrs.field(default=1, validator=positive_int)
+    target_update_freq: int = attrs.field(default=100, validator=positive_int)
+    rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
+    alpha: float = attrs.field(default=0.5, validator=real_in(0, 1))
+    beta_init: float = attrs.field(default=0.4, validator=real_in(0, 1))
+    beta_steps: int = attrs.field(default=10_000, validator=non_negative_int)
+    priority_epsilon: float = attrs.field(default=1e-6, validator=real_in(0, 1, low_open=True))
+    support: object = attrs.field(init=False, repr=False)
+    target_network: object = attrs.field(init=False, repr=False)
+    update_step: int = attrs.field(default=0, init=False)
+    loss_value: object = attrs.field(default=None, init=False, repr=False)
+
+    def __attrs_post_init__(self):
+        attach_sampler(self)
+        self.support = make_support(self)
+        self.target_network = make_target_network(self)
+
+    def __call__(self, env):
+        with torch.no_grad():
+            logits = self.approximator(state_batch(self.approximator, env))[0]
+            return (logits.softmax(dim=-1) * self.support).sum(dim=-1)
+
+
+@dispatch(RainbowLearner, object)
+def update(learner, batch):  # noqa: F811
+    """One importance-weighted gradient step; returns the new priorities."""
+    logits = learner.approximator(batch["state"])
+    logits_sa = logits[torch.arange(logits.shape[0], device=logits.device),
+                       batch["action"].long()]
+    per_sample = c51_cross_entropy(logits_sa, c51_target(learner, batch))
+    weights = importance_weights(batch["priorities"],
+                                 beta_at(learner.update_step, learner.beta_init,
+                                         learner.beta_steps))
+    loss = (per_sample * weights).mean()
+    update(learner.approximator, loss)
+    learner.loss_value = loss.detach()
+    return (per_sample.detach() + learner.priority_epsilon).pow(learner.alpha)
+
+
+@dispatch(RainbowLearner, AbstractTrajectory, AbstractEnv, PreActStage)
+def update(learner, trajectory, env, stage):  # noqa: F811
+    if should_learn(learner, trajectory):
+        check_prioritized(learner, trajectory)
+        batch = learner.sampler(trajectory)
+        trajectory.update_priorities(batch["indices"], update(learner, batch))
+    sync_target(learner)

@@ -1,0 +1,129 @@
+"""Atari configurations after Dopamine's published settings (Castro et al. 2018,
+https://arxiv.org/abs/1812.06110; ``dopamine/agents/*/configs/*.gin``).
+
+Common to all three: ``AtariEnv(game)`` with 4-frame stacks of 84×84 grayscale frames, frame
+skip 4 (max-pooled), up to 30 no-ops at reset, sticky actions (repeat probability 0.25), no
+termination on life loss, at most 27,000 agent steps (108,000 frames) per episode; γ = 0.99,
+20,000 steps of replay before learning, a gradient step every 4 env steps, a target sync every
+8,000 env steps, batch 32, replay capacity 1,000,000, ε decaying linearly from 1 to 0.01 over
+250,000 steps; 200 iterations of 250,000 training steps (50M agent steps, 200M frames), each
+followed by an evaluation.
+
+Differences from Dopamine, stated: the evaluation is ``eval_episodes`` greedy episodes (ε = 0,
+Dopamine: ε = 0.001 for 125,000 steps) every ``eval_every`` steps; the replay stores stacked
+states, so a full 1,000,000-step buffer needs about 28 GB per state trace (Dopamine stores single
+frames) — lower ``capacity`` on smaller machines. ``Dopamine_Rainbow_Atari`` uses Dopamine's
+Rainbow (C51 + prioritized replay + 3-step returns, no dueling or noisy layers) by default;
+``dueling=True, noisy=True`` gives the full Rainbow of Hessel et al.
+"""
+
+import torch
+
+from rlcore import BatchSampler, NStepBatchSampler
+from rlenvs import AtariEnv
+from rlzoo.dqns import (
+    DistributionalNetwork, DQNLearner, ImplicitQuantileNetwork, IQNLearner, NatureCNN, QNetwork,
+    RainbowLearner,
+)
+from rlzoo.experiments.common import (
+    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds,
+)
+from rlzoo.experiments.registry import register
+
+__all__ = ["Dopamine_DQN_Atari", "Dopamine_Rainbow_Atari", "Dopamine_IQN_Atari", "atari_env"]
+
+
+def atari_env(game, seed, max_episode_steps, sticky_action_probability):
+    """Dopamine's Atari preprocessing on ``AtariEnv``."""
+    return AtariEnv(game, frame_skip=4, noop_max=30, terminal_on_life_loss=False,
+                    repeat_action_probability=sticky_action_probability, grayscale=True,
+                    screen_size=84, frame_stack=4, max_steps=max_episode_steps, seed=seed)
+
+
+def _setup(game, seed, max_episode_steps, sticky_action_probability, capacity, prioritized):
+    s = spawn_seeds(seed, 8)
+    env = atari_env(game, s[0], max_episode_steps, sticky_action_probability)
+    eval_env = atari_env(game, s[1], max_episode_steps, sticky_action_probability)
+    return s, env, eval_env, replay_for(env, capacity, prioritized=prioritized)
+
+
+def _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps, steps,
+         eval_every, eval_episodes, progress, verbose, description):
+    return dqn_experiment(learner, epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps),
+                          trajectory, env, eval_env, steps=steps, eval_every=eval_every,
+                          eval_episodes=eval_episodes, stop_at=None, progress=progress,
+                          verbose=verbose, description=description)
+
+
+@register("DQN on an Atari game, Dopamine's settings (RMSProp, 1-step, target every 8k steps)")
+def Dopamine_DQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", lr=2.5e-4,
+                       batch_size=32, gamma=0.99, capacity=1_000_000,
+                       min_replay_history=20_000, update_freq=4, target_update_freq=8_000,
+                       epsilon_stable=0.01, epsilon_decay_steps=250_000,
+                       sticky_action_probability=0.25, max_episode_steps=27_000,
+                       eval_every=250_000, eval_episodes=10, progress=False, verbose=False):
+    s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
+                                          sticky_action_probability, capacity, False)
+    n_actions = env.action_space().n
+    net = QNetwork(None, n_actions, body=NatureCNN(), seed=s[2])
+    # Dopamine: RMSProp(lr 0.00025, decay 0.95, momentum 0, epsilon 1e-5, centered)
+    app = approximator(net, lr, device)
+    app.optimizer = torch.optim.RMSprop(net.parameters(), lr=lr, alpha=0.95, eps=1e-5,
+                                        centered=True)
+    learner = DQNLearner(approximator=app, sampler=BatchSampler(batch_size, seed=s[4]),
+                         gamma=gamma, loss="huber", min_replay_history=min_replay_history,
+                         update_freq=update_freq, target_update_freq=target_update_freq)
+    return _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps,
+                steps, eval_every, eval_episodes, progress, verbose,
+                f"Dopamine DQN on Atari {game}, seed {seed}")
+
+
+@register("Rainbow on an Atari game, Dopamine's settings (C51 + PER + 3-step, Adam)")
+def Dopamine_Rainbow_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", lr=6.25e-5,
+                           adam_eps=1.5e-4, batch_size=32, gamma=0.99, n_step=3, n_atoms=51,
+                           v_max=10.0, dueling=False, noisy=False, capacity=1_000_000,
+                           min_replay_history=20_000, update_freq=4, target_update_freq=8_000,
+                           epsilon_stable=0.01, epsilon_decay_steps=250_000,
+                           sticky_action_probability=0.25, max_episode_steps=27_000,
+                           eval_every=250_000, eval_episodes=10, progress=False,
+                           verbose=False):
+    s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
+                                          sticky_action_probability, capacity, True)
+    n_actions = env.action_space().n
+    net = DistributionalNetwork(None, n_actions, body=NatureCNN(), n_atoms=n_atoms,
+                                dueling=dueling, noisy=noisy, seed=s[2])
+    # Dopamine's Rainbow: priorities sqrt(loss) (α = 0.5), weights 1/sqrt(P) (constant β = 0.5)
+    learner = RainbowLearner(
+        approximator=approximator(net, lr, device, eps=adam_eps),
+        sampler=NStepBatchSampler(n_step, gamma, batch_size, seed=s[4]), gamma=gamma,
+        n_atoms=n_atoms, v_min=-v_max, v_max=v_max, min_replay_history=min_replay_history,
+        update_freq=update_freq, target_update_freq=target_update_freq, alpha=0.5,
+        beta_init=0.5, beta_steps=0)
+    return _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps,
+                steps, eval_every, eval_episodes, progress, verbose,
+                f"Dopamine Rainbow on Atari {game}, seed {seed}")
+
+
+@register("IQN on an Atari game, Dopamine's settings (N = N' = 64, K = 32, 3-step, Adam)")
+def Dopamine_IQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", lr=5e-5,
+                       adam_eps=3.125e-4, batch_size=32, gamma=0.99, n_step=3, n_tau=64,
+                       n_tau_prime=64, n_tau_act=32, n_cos=64, kappa=1.0, capacity=1_000_000,
+                       min_replay_history=20_000, update_freq=4, target_update_freq=8_000,
+                       epsilon_stable=0.01, epsilon_decay_steps=250_000,
+                       sticky_action_probability=0.25, max_episode_steps=27_000,
+                       eval_every=250_000, eval_episodes=10, progress=False, verbose=False):
+    s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
+                                          sticky_action_probability, capacity, False)
+    n_actions = env.action_space().n
+    # Dopamine multiplies the 3136 convolutional features by the τ embedding, then 512 -> A
+    net = ImplicitQuantileNetwork(None, n_actions, body=NatureCNN(hidden=None), n_cos=n_cos,
+                                  head_hidden=512, seed=s[2])
+    learner = IQNLearner(
+        approximator=approximator(net, lr, device, eps=adam_eps),
+        sampler=NStepBatchSampler(n_step, gamma, batch_size, seed=s[4]), gamma=gamma,
+        n_tau=n_tau, n_tau_prime=n_tau_prime, n_tau_act=n_tau_act, kappa=kappa,
+        min_replay_history=min_replay_history, update_freq=update_freq,
+        target_update_freq=target_update_freq, seed=s[5])
+    return _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps,
+                steps, eval_every, eval_episodes, progress, verbose,
+                f"Dopamine IQN on Atari {game}, seed {seed}")

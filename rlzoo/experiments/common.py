@@ -1,0 +1,81 @@
+"""Building blocks shared by the named experiments: seeds, agents, stop conditions, hooks.
+
+One ``seed`` feeds every random component through :func:`spawn_seeds` (env, evaluation env,
+network initialisation, explorer, sampler, learner noise), so the same seed gives the same run
+on CPU.
+"""
+
+import attrs
+import numpy as np
+import torch
+
+from rlcore import (
+    AbstractStopCondition, Agent, CircularArrayPSARTTrajectory, CircularArraySARTTrajectory,
+    ComposedStopCondition, EpsilonGreedyExplorer, EvaluateEveryNStep, Experiment,
+    NeuralNetworkApproximator, QBasedPolicy, StopAfterStep, TotalRewardPerEpisode,
+)
+
+__all__ = ["spawn_seeds", "approximator", "epsilon_greedy", "replay_for", "StopWhenEvaluated",
+           "dqn_experiment", "find_hook"]
+
+
+def spawn_seeds(seed, n):
+    """``n`` independent int seeds derived from ``seed`` (``numpy.random.SeedSequence``)."""
+    return [int(s) for s in np.random.SeedSequence(seed).generate_state(n, np.uint32)]
+
+
+def approximator(model, lr, device="cpu", *, eps=1e-8, max_grad_norm=None):
+    """A ``NeuralNetworkApproximator`` with Adam (``lr``, ``eps``; the multi-tensor ``foreach``
+    implementation, faster than the per-tensor default for small networks on a CPU) on
+    ``device``."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, eps=eps, foreach=True)
+    return NeuralNetworkApproximator(model, optimizer, device=device, max_grad_norm=max_grad_norm)
+
+
+def epsilon_greedy(seed, epsilon_stable, decay_steps, *, warmup_steps=0, epsilon_init=1.0):
+    """A linearly decaying ε-greedy explorer (RL.jl's schedule)."""
+    return EpsilonGreedyExplorer(epsilon_stable=epsilon_stable, epsilon_init=epsilon_init,
+                                 warmup_steps=warmup_steps, decay_steps=decay_steps, seed=seed)
+
+
+def replay_for(env, capacity, *, prioritized=False):
+    """A circular SART replay trajectory shaped after ``env``'s state space (prioritized:
+    with a sum tree of priorities)."""
+    space = env.state_space()
+    cls = CircularArrayPSARTTrajectory if prioritized else CircularArraySARTTrajectory
+    return cls(capacity, state=(space.shape, space.dtype))
+
+
+@attrs.define
+class StopWhenEvaluated(AbstractStopCondition):
+    """Stop once the last evaluation of ``hook`` (an ``EvaluateEveryNStep``) reached
+    ``threshold``."""
+
+    hook: object = attrs.field(repr=False)
+    threshold: float
+
+    def __call__(self, policy, env):
+        returns = self.hook.returns
+        return bool(returns) and returns[-1] >= self.threshold
+
+
+def dqn_experiment(learner, explorer, trajectory, env, eval_env, *, steps, eval_every,
+                   eval_episodes, stop_at, progress, verbose, description):
+    """``Agent(QBasedPolicy(learner, explorer), trajectory)`` run for ``steps`` env steps with
+    a ``TotalRewardPerEpisode`` and an ``EvaluateEveryNStep`` hook; stops early once an
+    evaluation reaches ``stop_at`` (when not ``None``)."""
+    evaluation = EvaluateEveryNStep(eval_env, n=eval_every, n_episodes=eval_episodes,
+                                    verbose=verbose)
+    stop = StopAfterStep(steps, progress=progress)
+    if stop_at is not None:
+        stop = ComposedStopCondition(stop, StopWhenEvaluated(evaluation, stop_at))
+    return Experiment(Agent(QBasedPolicy(learner, explorer), trajectory), env, stop,
+                      TotalRewardPerEpisode() + evaluation, description)
+
+
+def find_hook(hook, cls):
+    """The first hook of type ``cls`` in ``hook`` (a single or composed hook), or ``None``."""
+    for h in getattr(hook, "hooks", (hook,)):
+        if isinstance(h, cls):
+            return h
+    return None

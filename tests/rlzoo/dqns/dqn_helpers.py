@@ -1,0 +1,62 @@
+"""Helpers for the DQN-family tests: hand-built batches, tiny linear models, replay data."""
+
+import numpy as np
+import torch
+
+from rlcore import CircularArraySARTTrajectory, NeuralNetworkApproximator
+from rlcore.trajectories.samplers import Batch
+
+
+def linear_approximator(weight, lr=0.1):
+    """A bias-free ``Linear`` with the given weight ``(n_out, n_in)`` and plain SGD."""
+    weight = torch.as_tensor(weight, dtype=torch.float32)
+    model = torch.nn.Linear(weight.shape[1], weight.shape[0], bias=False)
+    with torch.no_grad():
+        model.weight.copy_(weight)
+    return NeuralNetworkApproximator(model, torch.optim.SGD(model.parameters(), lr=lr))
+
+
+def make_batch(state, action, reward, next_state, terminal=None, truncated=None, **extra):
+    """A :class:`Batch` of float32/int64/bool tensors (batch axis first)."""
+    n = len(action)
+    batch = Batch(
+        state=torch.as_tensor(np.asarray(state, np.float32)),
+        action=torch.as_tensor(np.asarray(action, np.int64)),
+        reward=torch.as_tensor(np.asarray(reward, np.float32)),
+        next_state=torch.as_tensor(np.asarray(next_state, np.float32)),
+        terminal=torch.as_tensor(np.zeros(n, bool) if terminal is None else np.asarray(terminal)),
+        truncated=torch.as_tensor(np.zeros(n, bool) if truncated is None
+                                  else np.asarray(truncated)))
+    for key, value in extra.items():
+        batch[key] = torch.as_tensor(np.asarray(value, np.float32))
+    return batch
+
+
+def random_batch(n=32, state_size=4, n_actions=2, seed=0):
+    rng = np.random.default_rng(seed)
+    return make_batch(rng.normal(size=(n, state_size)), rng.integers(n_actions, size=n),
+                      rng.normal(size=n), rng.normal(size=(n, state_size)),
+                      terminal=rng.random(n) < 0.1,
+                      priorities=np.full(n, 1.0))
+
+
+def filled_trajectory(n=200, state_size=4, seed=0, cls=CircularArraySARTTrajectory):
+    """A trajectory of ``n`` random steps (episodes of 10 steps, the last one terminal)."""
+    rng = np.random.default_rng(seed)
+    t = cls(1000, state=((state_size,), np.float32))
+    for i in range(n):
+        t.push(state=rng.normal(size=state_size).astype(np.float32), action=int(rng.integers(2)))
+        values = dict(reward=float(rng.normal()), terminal=(i % 10 == 9), truncated=False)
+        if "priority" in t:
+            values["priority"] = t["priority"].max_priority
+        t.push(**values)
+    t.push(state=rng.normal(size=state_size).astype(np.float32), action=0)
+    return t
+
+
+def params(module):
+    return [p.detach().clone() for p in module.parameters()]
+
+
+def same(a, b):
+    return all(torch.equal(x, y) for x, y in zip(a, b))

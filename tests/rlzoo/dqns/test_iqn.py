@@ -1,0 +1,67 @@
+"""IQNLearner: the sampled-quantile target of one update by hand; invariants."""
+
+import pytest
+import torch
+
+from rlcore import PRE_ACT_STAGE, BatchSampler, NeuralNetworkApproximator, update
+from rlzoo.dqns import ImplicitQuantileNetwork, IQNLearner
+from rlzoo.dqns.common import quantile_huber_loss, torch_generator
+from rlzoo.experiments.common import approximator
+from tests.helpers import LineEnv
+from tests.rlzoo.dqns.dqn_helpers import filled_trajectory, make_batch, params, random_batch, \
+    same
+
+
+class TauQuantiles(torch.nn.Module):
+    """Z_τ(s, a) = scale_a · τ: a quantile function we can evaluate by hand."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([1.0, 4.0]))
+
+    def forward(self, x, taus):
+        return taus.unsqueeze(-1) * self.scale                          # (B, N, A)
+
+
+def test_one_update_by_hand():
+    model = TauQuantiles()
+    learner = IQNLearner(approximator=NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, n_tau=3,
+        n_tau_prime=4, seed=7)
+    batch = make_batch([[0.0]], [0], [1.0], [[0.0]])
+    # replay the learner's draws: τ (1, 3) for the online net, then τ' (1, 4) for the target
+    g = torch_generator(7, "cpu")
+    taus, taus_prime = torch.rand(1, 3, generator=g), torch.rand(1, 4, generator=g)
+    # a* = 1 (scale 4 > 1); target r + γ Z'_τ'(s', 1) = 1 + 0.5 · 4 τ'
+    expected = quantile_huber_loss(taus * 1.0, 1.0 + 0.5 * 4.0 * taus_prime, taus)
+    assert update(learner, batch).item() == pytest.approx(expected.item(), rel=1e-6)
+
+
+def test_acting_averages_sampled_quantiles_and_is_reproducible():
+    net = ImplicitQuantileNetwork(4, 2, hidden=(16,), n_cos=8, seed=0)
+    q1 = IQNLearner(approximator=approximator(net, 1e-3), n_tau_act=8, seed=3)(
+        type("Env", (), {"state": lambda self: torch.ones(4)})())
+    q2 = IQNLearner(approximator=approximator(net, 1e-3), n_tau_act=8, seed=3)(
+        type("Env", (), {"state": lambda self: torch.ones(4)})())
+    assert q1.shape == (2,)
+    torch.testing.assert_close(q1, q2)
+
+
+def test_loss_decreases_and_target_waits_for_sync():
+    net = ImplicitQuantileNetwork(4, 2, hidden=(32,), n_cos=16, head_hidden=32, seed=0)
+    learner = IQNLearner(approximator=approximator(net, 1e-2), n_tau=8, n_tau_prime=8,
+                         gamma=0.5, min_replay_history=16, target_update_freq=3,
+                         sampler=BatchSampler(16, seed=0))
+    batch = random_batch()
+    first = sum(update(learner, batch).item() for _ in range(5))
+    for _ in range(60):
+        update(learner, batch)
+    last = sum(update(learner, batch).item() for _ in range(5))
+    assert last < 0.7 * first
+    before = params(learner.target_network.target_model)
+    t = filled_trajectory(100)
+    for _ in range(2):
+        update(learner, t, LineEnv(), PRE_ACT_STAGE)
+    assert same(before, params(learner.target_network.target_model))
+    update(learner, t, LineEnv(), PRE_ACT_STAGE)
+    assert same(params(net), params(learner.target_network.target_model))

@@ -1,0 +1,61 @@
+"""Networks of the DQN family: shapes, dueling identity, noisy layers, seeded initialisation."""
+
+import torch
+
+from rlzoo.dqns.networks import (
+    DistributionalNetwork, DuelingHead, EnsembleQNetwork, ImplicitQuantileNetwork, NatureCNN,
+    NoisyLinear, QNetwork, seeded_init,
+)
+
+
+def test_shapes():
+    x = torch.zeros(3, 4)
+    assert QNetwork(4, 2, seed=0)(x).shape == (3, 2)
+    assert QNetwork(4, 2, dueling=True, seed=0)(x).shape == (3, 2)
+    assert DistributionalNetwork(4, 2, n_atoms=7, seed=0)(x).shape == (3, 2, 7)
+    assert DistributionalNetwork(4, 2, n_atoms=7, dueling=True, noisy=True, seed=0)(x).shape \
+        == (3, 2, 7)
+    assert ImplicitQuantileNetwork(4, 2, n_cos=8, seed=0)(x, torch.rand(3, 5)).shape == (3, 5, 2)
+    assert EnsembleQNetwork(4, 2, n_heads=3, seed=0)(x).shape == (3, 3, 2)
+    frames = torch.zeros(2, 4, 84, 84, dtype=torch.uint8)
+    assert QNetwork(None, 6, body=NatureCNN(), seed=0)(frames).shape == (2, 6)
+
+
+def test_dueling_advantages_have_zero_mean():
+    head = DuelingHead(8, 3)
+    features = torch.randn(5, 8)
+    q = head(features)
+    v = head.value(features)
+    torch.testing.assert_close(q.mean(dim=1, keepdim=True), v)
+
+
+def test_seeded_initialisation_leaves_the_global_generator_alone():
+    state = torch.random.get_rng_state()
+    a, b = QNetwork(4, 2, seed=1), QNetwork(4, 2, seed=1)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+    c = QNetwork(4, 2, seed=2)
+    assert not all(torch.equal(p, q) for p, q in zip(a.parameters(), c.parameters()))
+    try:
+        with seeded_init(None):
+            pass
+    except ValueError as error:
+        assert "seed" in str(error)
+    else:
+        raise AssertionError("seeded_init(None) must raise")
+
+
+def test_noisy_linear_noise_is_seeded_and_off_in_eval_mode():
+    layer = NoisyLinear(3, 2, seed=4)
+    x = torch.ones(1, 3)
+    first = layer(x)
+    assert not torch.equal(first, layer(x))
+    layer.eval()
+    torch.testing.assert_close(layer(x), x @ layer.weight_mu.T + layer.bias_mu)
+    other = NoisyLinear(3, 2, seed=4)
+    with torch.no_grad():
+        for p, q in zip(other.parameters(), layer.parameters()):
+            p.copy_(q)
+    layer.train()
+    layer._generator = None
+    torch.testing.assert_close(layer(x), other(x))

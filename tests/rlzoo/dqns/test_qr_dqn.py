@@ -1,0 +1,62 @@
+"""QRDQNLearner: the quantile target and loss of one update by hand; invariants."""
+
+import pytest
+import torch
+
+from rlcore import PRE_ACT_STAGE, BatchSampler, NeuralNetworkApproximator, update
+from rlzoo.dqns import DistributionalNetwork, QRDQNLearner
+from rlzoo.dqns.common import quantile_huber_loss
+from rlzoo.experiments.common import approximator
+from tests.helpers import LineEnv
+from tests.rlzoo.dqns.dqn_helpers import filled_trajectory, make_batch, params, random_batch, \
+    same
+
+
+class FixedQuantiles(torch.nn.Module):
+    def __init__(self, quantiles):
+        super().__init__()
+        self.quantiles = torch.nn.Parameter(torch.tensor(quantiles))
+
+    def forward(self, x):
+        return self.quantiles.unsqueeze(0).expand(x.shape[0], -1, -1)
+
+
+def test_one_update_by_hand():
+    # action 0 quantiles [0, 2] (Q = 1), action 1 [1, 5] (Q = 3): a* = 1
+    model = FixedQuantiles([[0.0, 2.0], [1.0, 5.0]])
+    learner = QRDQNLearner(approximator=NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, n_quantiles=2)
+    torch.testing.assert_close(learner.taus, torch.tensor([0.25, 0.75]))
+    batch = make_batch([[0.0]], [0], [1.0], [[0.0]])
+    # targets 1 + 0.5 [1, 5] = [1.5, 3.5]; predictions [0, 2] at τ = [0.25, 0.75]
+    expected = quantile_huber_loss(torch.tensor([[0.0, 2.0]]), torch.tensor([[1.5, 3.5]]),
+                                   torch.tensor([0.25, 0.75]))
+    # by hand: θ1 = 0: u = 1.5 (Huber 1.0), 3.5 (3.0), weight 0.25 -> mean 0.5;
+    # θ2 = 2: u = -0.5 (0.125, weight 0.25), 1.5 (1.0, weight 0.75) -> mean 0.390625
+    assert expected.item() == pytest.approx(0.890625)
+    assert update(learner, batch).item() == pytest.approx(0.890625)
+    terminal = make_batch([[0.0]], [0], [1.0], [[0.0]], terminal=[True])
+    # a terminal step: both targets are r = 1
+    model.quantiles.data = torch.tensor([[0.0, 2.0], [1.0, 5.0]])
+    expected = quantile_huber_loss(torch.tensor([[0.0, 2.0]]), torch.tensor([[1.0, 1.0]]),
+                                   torch.tensor([0.25, 0.75]))
+    assert update(learner, terminal).item() == pytest.approx(expected.item())
+
+
+def test_loss_decreases_and_target_waits_for_sync():
+    net = DistributionalNetwork(4, 2, hidden=(32,), n_atoms=8, seed=0)
+    learner = QRDQNLearner(approximator=approximator(net, 1e-2), n_quantiles=8, gamma=0.5,
+                           min_replay_history=16, target_update_freq=3,
+                           sampler=BatchSampler(16, seed=0))
+    batch = random_batch()
+    first = update(learner, batch).item()
+    for _ in range(50):
+        last = update(learner, batch).item()
+    assert last < 0.7 * first
+    before = params(learner.target_network.target_model)
+    t = filled_trajectory(100)
+    for _ in range(2):
+        update(learner, t, LineEnv(), PRE_ACT_STAGE)
+    assert same(before, params(learner.target_network.target_model))
+    update(learner, t, LineEnv(), PRE_ACT_STAGE)
+    assert same(params(net), params(learner.target_network.target_model))

@@ -1,0 +1,77 @@
+"""RainbowLearner: n-step projected target, importance weights and priorities by hand."""
+
+import numpy as np
+import pytest
+import torch
+
+from rlcore import (
+    PRE_ACT_STAGE, CircularArrayPSARTTrajectory, NeuralNetworkApproximator, NStepBatchSampler,
+    testmode, update,
+)
+from rlzoo.dqns import DistributionalNetwork, RainbowLearner
+from rlzoo.dqns.c51 import c51_target
+from rlzoo.experiments.common import approximator
+from tests.helpers import LineEnv
+from tests.rlzoo.dqns.dqn_helpers import filled_trajectory, make_batch, params, random_batch, \
+    same
+
+
+class FixedLogits(torch.nn.Module):
+    def __init__(self, probs):
+        super().__init__()
+        self.logits = torch.nn.Parameter(torch.log(torch.tensor(probs)))
+
+    def forward(self, x):
+        return self.logits.unsqueeze(0).expand(x.shape[0], -1, -1)
+
+
+def test_one_update_by_hand():
+    model = FixedLogits([[0.2, 0.5, 0.3], [0.6, 0.3, 0.1]])
+    learner = RainbowLearner(approximator=NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, n_atoms=3, v_min=0.0,
+        v_max=2.0, alpha=0.5, beta_init=1.0, beta_steps=0)
+    # an n-step batch: r = 0.25 with discount γ^k = 0.25 -> Tz = 0.25 + 0.25 [0, 1, 2]
+    # = [0.25, 0.5, 0.75] from a* = 0's p = [0.2, 0.5, 0.3]: atom 0 gives 0.75·0.2 to 0 and
+    # 0.25·0.2 to 1, atom 1 halves 0.5, atom 2 gives 0.25·0.3 to 0 and 0.75·0.3 to 1
+    # -> m = [0.15 + 0.25 + 0.075, 0.05 + 0.25 + 0.225, 0] = [0.475, 0.525, 0]
+    batch = make_batch([[0.0]] * 2, [1, 1], [0.25, 0.25], [[0.0]] * 2, discount=[0.25, 0.25],
+                       priorities=[0.1, 0.4])
+    target = c51_target(learner, batch)
+    torch.testing.assert_close(target, torch.tensor([[0.475, 0.525, 0.0]] * 2))
+    ce = -(target[0] * torch.log(torch.tensor([0.6, 0.3, 0.1]))).sum()
+    priorities = update(learner, batch)
+    torch.testing.assert_close(priorities, torch.full((2,), (ce.item() + 1e-6) ** 0.5))
+    # weights (β = 1): 1 and 0.25 -> loss = ce · (1 + 0.25) / 2
+    assert learner.loss_value.item() == pytest.approx(ce.item() * 0.625, rel=1e-5)
+
+
+def test_noisy_network_is_deterministic_in_test_mode_only():
+    net = DistributionalNetwork(4, 2, hidden=(16,), n_atoms=5, dueling=True, noisy=True,
+                                seed=0)
+    learner = RainbowLearner(approximator=approximator(net, 1e-3), n_atoms=5)
+    env = type("Env", (), {"state": lambda self: torch.ones(4)})()
+    assert not torch.equal(learner(env), learner(env))
+    with testmode(learner):
+        torch.testing.assert_close(learner(env), learner(env))
+
+
+def test_stage_rule_updates_priorities_and_target_waits_for_sync():
+    net = DistributionalNetwork(4, 2, hidden=(32,), n_atoms=11, dueling=True, noisy=True,
+                                seed=0)
+    learner = RainbowLearner(approximator=approximator(net, 1e-2), n_atoms=11, gamma=0.9,
+                             sampler=NStepBatchSampler(3, 0.9, 16, seed=0),
+                             min_replay_history=16, target_update_freq=3)
+    batch = random_batch()
+    update(learner, batch)
+    first = learner.loss_value.item()
+    for _ in range(50):
+        update(learner, batch)
+    assert learner.loss_value.item() < first - 0.2
+    t = filled_trajectory(100, cls=CircularArrayPSARTTrajectory)
+    before = params(learner.target_network.target_model)
+    for _ in range(2):
+        update(learner, t, LineEnv(), PRE_ACT_STAGE)
+    assert same(before, params(learner.target_network.target_model))
+    assert np.any(np.asarray(t["priority"].gather(np.arange(100))) != 1.0)
+    update(learner, t, LineEnv(), PRE_ACT_STAGE)
+    assert same(params(net), params(learner.target_network.target_model))

@@ -1,0 +1,66 @@
+"""REMDQNLearner: the random-mixture target of one update by hand; invariants."""
+
+import pytest
+import torch
+
+from rlcore import PRE_ACT_STAGE, BatchSampler, NeuralNetworkApproximator, update
+from rlzoo.dqns import EnsembleQNetwork, REMDQNLearner
+from rlzoo.dqns.common import torch_generator
+from rlzoo.experiments.common import approximator
+from tests.helpers import LineEnv
+from tests.rlzoo.dqns.dqn_helpers import filled_trajectory, make_batch, params, random_batch, \
+    same
+
+
+class FixedHeads(torch.nn.Module):
+    def __init__(self, q):
+        super().__init__()
+        self.q = torch.nn.Parameter(torch.tensor(q))       # (K, A)
+
+    def forward(self, x):
+        return self.q.unsqueeze(0).expand(x.shape[0], -1, -1)
+
+
+def test_one_update_by_hand():
+    # two heads: Q_1 = [1, 0], Q_2 = [0, 3]
+    model = FixedHeads([[1.0, 0.0], [0.0, 3.0]])
+    learner = REMDQNLearner(approximator=NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, loss="mse", seed=5)
+    alpha = torch.rand(2, generator=torch_generator(5, "cpu"))
+    alpha = alpha / alpha.sum()
+    q = alpha[0] * torch.tensor([1.0, 0.0]) + alpha[1] * torch.tensor([0.0, 3.0])
+    target = 2.0 + 0.5 * q.max()
+    batch = make_batch([[0.0]], [0], [2.0], [[0.0]])
+    assert update(learner, batch).item() == pytest.approx(((q[0] - target) ** 2).item())
+    # the gradient reaches each head in proportion to its weight: dL/dQ_k(a=0) = α_k 2 (q - y)
+    grad = 2 * (q[0] - target)
+    torch.testing.assert_close(model.q.detach()[:, 0],
+                               torch.tensor([1.0, 0.0]) - 0.1 * alpha * grad)
+
+
+def test_acting_uses_the_mean_of_the_heads():
+    model = FixedHeads([[1.0, 0.0], [0.0, 3.0]])
+    learner = REMDQNLearner(approximator=NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=0.1)))
+    q = learner(type("Env", (), {"state": lambda self: torch.zeros(1)})())
+    torch.testing.assert_close(q, torch.tensor([0.5, 1.5]))
+
+
+def test_loss_decreases_and_target_waits_for_sync():
+    net = EnsembleQNetwork(4, 2, hidden=(32,), n_heads=3, seed=0)
+    learner = REMDQNLearner(approximator=approximator(net, 1e-2), gamma=0.5,
+                            min_replay_history=16, target_update_freq=3,
+                            sampler=BatchSampler(16, seed=0))
+    batch = random_batch()
+    first = sum(update(learner, batch).item() for _ in range(5))
+    for _ in range(50):
+        update(learner, batch)
+    last = sum(update(learner, batch).item() for _ in range(5))
+    assert last < 0.5 * first
+    before = params(learner.target_network.target_model)
+    t = filled_trajectory(100)
+    for _ in range(2):
+        update(learner, t, LineEnv(), PRE_ACT_STAGE)
+    assert same(before, params(learner.target_network.target_model))
+    update(learner, t, LineEnv(), PRE_ACT_STAGE)
+    assert same(params(net), params(learner.target_network.target_model))

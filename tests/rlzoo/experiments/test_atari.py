@@ -1,0 +1,39 @@
+"""Dopamine Atari configurations: their settings, and a 500-frame smoke run each on CPU."""
+
+import pytest
+
+import ale_py  # noqa: F401  (a test dependency)
+
+from rlcore import EvaluateEveryNStep, run  # noqa: E402
+from rlzoo.experiments import registry  # noqa: E402
+from rlzoo.experiments.common import find_hook  # noqa: E402
+
+ATARI = ["Dopamine_DQN_Atari", "Dopamine_Rainbow_Atari", "Dopamine_IQN_Atari"]
+
+
+def test_dopamine_settings():
+    for name in ATARI:
+        p = registry.parameters(name)
+        assert p["game"] == "pong" and p["gamma"] == 0.99 and p["batch_size"] == 32
+        assert (p["min_replay_history"], p["update_freq"], p["target_update_freq"]) == \
+            (20_000, 4, 8_000)
+        assert (p["epsilon_stable"], p["epsilon_decay_steps"]) == (0.01, 250_000)
+        assert p["capacity"] == 1_000_000 and p["sticky_action_probability"] == 0.25
+        assert p["eval_every"] == 250_000 and p["steps"] == 50_000_000
+    assert registry.parameters("Dopamine_Rainbow_Atari")["n_step"] == 3
+    assert registry.parameters("Dopamine_IQN_Atari")["n_tau"] == 64
+
+
+@pytest.mark.parametrize("name", ATARI)
+def test_500_frames_smoke(name, one_thread):
+    # 125 agent steps x frame skip 4 = 500 frames; learning starts after 64 steps so the
+    # update and the target sync run too; one short evaluation episode at the end
+    experiment = registry.make(name, 0, steps=125, capacity=500, min_replay_history=64,
+                               target_update_freq=40, eval_every=125, eval_episodes=1,
+                               max_episode_steps=50)
+    hook = run(experiment)
+    learner = experiment.policy.policy.learner
+    assert learner.update_step == 125
+    assert learner.loss_value is not None and bool(learner.loss_value.isfinite())
+    assert experiment.env.state().shape == (4, 84, 84)
+    assert find_hook(hook, EvaluateEveryNStep).steps == [125]

@@ -1,0 +1,39 @@
+"""Learning tests: every DQN-family CartPole experiment, seeded, reaches a greedy evaluation
+mean return >= 195 over 10 episodes within its budget of at most 30,000 env steps."""
+
+import pytest
+
+from rlcore import EvaluateEveryNStep, TotalRewardPerEpisode, run
+from rlzoo.experiments import registry
+from rlzoo.experiments.common import find_hook
+
+CARTPOLE = ["BasicDQN_CartPole", "DQN_CartPole", "PrioritizedDQN_CartPole", "C51_CartPole",
+            "QRDQN_CartPole", "IQN_CartPole", "REMDQN_CartPole", "Rainbow_CartPole"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CARTPOLE)
+def test_cartpole_experiment_reaches_195(name, one_thread):
+    experiment = registry.make(name, seed=0, stop_at=195)
+    assert registry.parameters(name)["steps"] <= 30_000
+    hook = run(experiment)
+    evaluation = find_hook(hook, EvaluateEveryNStep)
+    assert evaluation.n_episodes == 10
+    assert evaluation.t <= 30_000
+    assert max(evaluation.returns) >= 195, (name, evaluation.steps, evaluation.returns)
+
+
+def test_same_seed_same_run(one_thread):
+    def returns(seed):
+        hook = run(registry.make("DQN_CartPole", seed=seed, steps=1200, eval_every=600,
+                                 min_replay_history=300))
+        return find_hook(hook, TotalRewardPerEpisode).rewards, \
+            find_hook(hook, EvaluateEveryNStep).returns
+    assert returns(3) == returns(3)
+    assert returns(3) != returns(4)
+
+
+def test_every_cartpole_experiment_is_registered():
+    assert set(CARTPOLE) <= set(registry.names())
+    for name in CARTPOLE:
+        assert registry.parameters(name)["device"] == "cpu"

@@ -1,0 +1,72 @@
+"""The rlzoo command line: list, show, run, and errors that list the valid choices."""
+
+import subprocess
+import sys
+
+import pytest
+
+from rlzoo.cli import main, parse_overrides
+
+
+def test_list_prints_names_and_descriptions(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "DQN_CartPole" in out and "Dopamine_IQN_Atari" in out
+    assert "Rainbow (C51 + PER" in out
+
+
+def test_show_prints_parameters_and_the_component_tree(capsys):
+    assert main(["show", "C51_CartPole"]) == 0
+    out = capsys.readouterr().out
+    assert "n_atoms = 51" in out
+    assert "C51Learner" in out and "EvaluateEveryNStep" in out
+
+
+def test_unknown_name_and_key_fail_with_the_valid_ones(capsys):
+    assert main(["show", "DQN_Cartpole"]) == 2
+    assert "valid names: " in capsys.readouterr().err
+    assert main(["run", "DQN_CartPole", "learning_rate=0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "no parameter 'learning_rate'; valid keys: steps, device, lr" in err
+    assert main(["run", "DQN_CartPole", "lr=fast"]) == 2
+    assert "lr takes a number" in capsys.readouterr().err
+
+
+def test_overrides_are_typed_after_the_defaults():
+    assert parse_overrides("DQN_CartPole", ["lr=5e-4", "is_double=false", "steps=1_000",
+                                            "stop_at=195", "loss=mse"]) == \
+        {"lr": 5e-4, "is_double": False, "steps": 1000, "stop_at": 195, "loss": "mse"}
+
+
+def test_run_prints_evaluations_and_a_summary(capsys):
+    assert main(["run", "DQN_CartPole", "--steps", "600", "--seed", "1",
+                 "min_replay_history=200", "eval_every=300", "eval_episodes=2"]) == 0
+    out = capsys.readouterr().out
+    assert "step 300: mean return" in out and "step 600: mean return" in out
+    for line in ("episodes: ", "mean return of the last", "best evaluation: ", "wall time: ",
+                 "steps: 600"):
+        assert line in out
+
+
+def test_python_dash_m_rlzoo():
+    result = subprocess.run([sys.executable, "-m", "rlzoo", "list"], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0 and "BasicDQN_PendulumDiscrete" in result.stdout
+    result = subprocess.run([sys.executable, "-m", "rlzoo", "run", "Nope"], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 2 and "valid names" in result.stderr
+
+
+@pytest.mark.parametrize("argv", [["run", "DQN_CartPole", "--bogus"], ["frobnicate"]])
+def test_bad_usage_exits(argv):
+    with pytest.raises(SystemExit):
+        main(argv)
+
+
+def test_cuda_without_a_gpu_is_a_clear_error(capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    assert main(["run", "DQN_CartPole", "--device", "cuda", "--steps", "10"]) == 2
+    assert "needs a CUDA device" in capsys.readouterr().err
