@@ -2,9 +2,9 @@
 
 from gymnasium import spaces
 
-from rlcore.envs import SIMULTANEOUS_PLAYER, check_action_in_space
+from rlcore.envs import CHANCE_PLAYER, SIMULTANEOUS_PLAYER, check_action_in_space
 
-__all__ = ["SIMULTANEOUS_PLAYER", "check_joint_action", "joint_action_space"]
+__all__ = ["SIMULTANEOUS_PLAYER", "check_joint_action", "joint_action_space", "player_or_current"]
 
 
 def joint_action_space(env):
@@ -25,3 +25,12 @@ def check_joint_action(env, action):
         except ValueError as error:
             raise ValueError(f"action {action!r} is not in the action space "
                              f"{env.action_space()}: {player}'s {error}") from None
+
+
+def player_or_current(env, player):
+    """``player``, or ``env.current_player()`` when it is ``None``; a ``ValueError`` unless it is
+    one of ``env.players()`` or the chance player."""
+    player = env.current_player() if player is None else player
+    if player is not CHANCE_PLAYER and player not in env.players():
+        raise ValueError(f"player {player!r} is not one of {env.players()} or CHANCE_PLAYER")
+    return player

@@ -18,6 +18,7 @@ from rlcore.envs import (
     MultiAgent,
 )
 from rlcore.utils.random import make_rng
+from rlenvs.games.common import player_or_current
 
 __all__ = ["KuhnPokerEnv", "PAYOFFS"]
 
@@ -98,18 +99,13 @@ class KuhnPokerEnv(AbstractEnv):
             return CHANCE_PLAYER
         return PLAYERS[len(self.history) % 2]
 
-    def _player_or_current(self, player):
-        player = self.current_player() if player is None else player
-        if player is not CHANCE_PLAYER and player not in PLAYERS:
-            raise ValueError(f"player {player!r} is not one of {PLAYERS} or CHANCE_PLAYER")
-        return player
 
     def action_space(self, player=None):
-        player = self._player_or_current(player)
+        player = player_or_current(self, player)
         return self._card_space if player is CHANCE_PLAYER else self._bet_space
 
     def legal_action_space(self, player=None):
-        player = self._player_or_current(player)
+        player = player_or_current(self, player)
         if self.is_terminated():
             return []
         if player is CHANCE_PLAYER:
@@ -117,7 +113,7 @@ class KuhnPokerEnv(AbstractEnv):
         return [PASS, BET]
 
     def legal_action_space_mask(self, player=None):
-        player = self._player_or_current(player)
+        player = player_or_current(self, player)
         mask = np.zeros(self.action_space(player).n, dtype=bool)
         mask[self.legal_action_space(player)] = True
         return mask
@@ -138,7 +134,7 @@ class KuhnPokerEnv(AbstractEnv):
 
     def information_set(self, player):
         """``(card, history)`` as ``player`` sees it (``card`` is None before the deal)."""
-        player = self._player_or_current(player)
+        player = player_or_current(self, player)
         index = -1 if player is CHANCE_PLAYER else PLAYERS.index(player)
         card = self.cards[index] if 0 <= index < len(self.cards) else None
         return card, self.history
@@ -150,7 +146,7 @@ class KuhnPokerEnv(AbstractEnv):
         return self._state_space
 
     def reward(self, player=None):
-        player = self._player_or_current(player)
+        player = player_or_current(self, player)
         if not self.is_terminated() or player is CHANCE_PLAYER:
             return 0.0
         higher = 1 if self.cards[0] > self.cards[1] else -1

@@ -16,6 +16,7 @@ from rlcore.envs import (
     MultiAgent,
 )
 from rlcore.utils.random import make_rng
+from rlenvs.games.common import player_or_current
 
 __all__ = ["PigEnv"]
 
@@ -87,14 +88,9 @@ class PigEnv(AbstractEnv):
     def current_player(self):
         return CHANCE_PLAYER if self.rolling else self._players[self.player_index]
 
-    def _player_or_current(self, player):
-        player = self.current_player() if player is None else player
-        if player is not CHANCE_PLAYER and player not in self._players:
-            raise ValueError(f"player {player!r} is not one of {self._players} or CHANCE_PLAYER")
-        return player
 
     def action_space(self, player=None):
-        player = self._player_or_current(player)
+        player = player_or_current(self, player)
         return self._die_space if player is CHANCE_PLAYER else self._play_space
 
     def prob(self, player=None):
@@ -125,14 +121,14 @@ class PigEnv(AbstractEnv):
                 self._next_turn()
 
     def state(self, player=None):
-        self._player_or_current(player)
+        player_or_current(self, player)
         return np.concatenate([self.scores, [self.turn_total, self.player_index]])
 
     def state_space(self, player=None):
         return self._state_space
 
     def reward(self, player=None):
-        player = self._player_or_current(player)
+        player = player_or_current(self, player)
         if not self.is_terminated() or player is CHANCE_PLAYER:
             return 0.0
         return 1.0 if self.scores[self._players.index(player)] >= self.target_score else -1.0

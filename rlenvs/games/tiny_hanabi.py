@@ -17,6 +17,7 @@ from rlcore.envs import (
     MultiAgent,
 )
 from rlcore.utils.random import make_rng
+from rlenvs.games.common import player_or_current
 
 __all__ = ["TinyHanabiEnv", "PAYOFF"]
 
@@ -84,14 +85,9 @@ class TinyHanabiEnv(AbstractEnv):
             return CHANCE_PLAYER
         return PLAYERS[min(len(self.actions), 1)]
 
-    def _player_or_current(self, player):
-        player = self.current_player() if player is None else player
-        if player is not CHANCE_PLAYER and player not in PLAYERS:
-            raise ValueError(f"player {player!r} is not one of {PLAYERS} or CHANCE_PLAYER")
-        return player
 
     def action_space(self, player=None):
-        player = self._player_or_current(player)
+        player = player_or_current(self, player)
         return self._card_space if player is CHANCE_PLAYER else self._play_space
 
     def prob(self, player=None):
@@ -108,7 +104,7 @@ class TinyHanabiEnv(AbstractEnv):
             self.actions.append(int(action))
 
     def state(self, player=None):
-        player = self._player_or_current(player)
+        player = player_or_current(self, player)
         index = 0 if player is CHANCE_PLAYER else PLAYERS.index(player)
         card = self.cards[index] + 1 if player is not CHANCE_PLAYER and index < len(self.cards) \
             else 0
@@ -119,7 +115,7 @@ class TinyHanabiEnv(AbstractEnv):
         return self._state_space
 
     def reward(self, player=None):
-        self._player_or_current(player)
+        player_or_current(self, player)
         if not self.is_terminated():
             return 0.0
         return float(PAYOFF[self.cards[0], self.cards[1], self.actions[0], self.actions[1]])
