@@ -17,11 +17,13 @@ both set, see :mod:`rlcore.trajectories.recording`). When the trajectory has a `
 
 import numpy as np
 
+from rlcore.trajectories.buffers import CircularArrayBuffer
 from rlcore.trajectories.sum_tree import SumTree
 from rlcore.utils.random import make_rng
 
 __all__ = ["Batch", "BatchSampler", "NStepBatchSampler"]
 
+_BOOL = np.dtype(bool)
 _MAX_REDRAWS = 32  # rejection rounds for padding before listing the real transitions
 
 
@@ -110,6 +112,14 @@ def _draw(traces, batch_size, rng):
         return _draw_prioritized(traces, priority, batch_size, rng, lo, hi)
     absolute = rng.integers(lo, hi, size=batch_size)
     bad = _is_padding(traces, absolute)
+    if bad.any():
+        _redraw_padding(traces, absolute, bad, lo, hi, rng)
+    return absolute, None, None
+
+
+def _redraw_padding(traces, absolute, bad, lo, hi, rng):
+    """Redraw the padding steps of ``absolute`` (flagged in ``bad``) in place, uniformly among
+    the real transitions of ``[lo, hi)``."""
     redraws = 0
     while bad.any():
         if redraws == _MAX_REDRAWS:
@@ -117,14 +127,13 @@ def _draw(traces, batch_size, rng):
             candidates = np.arange(lo, hi)
             candidates = candidates[~_is_padding(traces, candidates)]
             if len(candidates) == 0:
-                raise ValueError(f"cannot sample: the trajectory's {held} transitions are all "
-                                 f"padding steps")
+                raise ValueError(f"cannot sample: the trajectory's {hi - lo} transitions are "
+                                 f"all padding steps")
             absolute[bad] = rng.choice(candidates, size=int(bad.sum()))
             break
         absolute[bad] = rng.integers(lo, hi, size=int(bad.sum()))
         bad = _is_padding(traces, absolute)
         redraws += 1
-    return absolute, None, None
 
 
 def _draw_prioritized(traces, tree, batch_size, rng, lo, hi):
@@ -173,6 +182,91 @@ def _sart(traces, absolute, next_absolute):
     return batch
 
 
+def _circular_layout(traces):
+    """The buffers ``(state, action, reward, terminal, truncated, mask or None)`` when the
+    uniform fast path of :class:`BatchSampler` applies, else ``None``.
+
+    It applies to the replay trajectories of :mod:`rlcore.trajectories.trajectory` without a sum
+    tree: every trace the sampler reads is a :class:`CircularArrayBuffer`, and ``terminal`` and
+    ``truncated`` are scalar bool traces (so padding is ``terminal & truncated``).
+    """
+    get = traces.get
+    state, action, reward = get("state"), get("action"), get("reward")
+    terminal, truncated, mask = get("terminal"), get("truncated"), get("legal_actions_mask")
+    if (type(state) is not CircularArrayBuffer or type(action) is not CircularArrayBuffer
+            or type(reward) is not CircularArrayBuffer
+            or type(terminal) is not CircularArrayBuffer
+            or type(truncated) is not CircularArrayBuffer
+            or (mask is not None and type(mask) is not CircularArrayBuffer)
+            or isinstance(get("priority"), SumTree)
+            or terminal.dtype is not _BOOL or truncated.dtype is not _BOOL
+            or terminal.shape != () or truncated.shape != ()):
+        return None
+    return state, action, reward, terminal, truncated, mask
+
+
+def _rows(buffer, positions, cache):
+    """Storage rows (before wrapping at the capacity) of the stream ``positions`` of
+    ``buffer``: ``positions + (start - first_index)``, shared by every buffer with the same
+    offset through ``cache`` (the traces of a trajectory usually share one or two)."""
+    offset = buffer._start - buffer._end + buffer._len
+    rows = cache.get(offset)
+    if rows is None:
+        rows = cache[offset] = positions + offset
+    return rows
+
+
+def _take(buffer, positions, cache):
+    """Elements of ``buffer`` at in-range stream ``positions`` (a new array, as ``_gather``):
+    one ``take`` with ``mode="wrap"`` does the circular index arithmetic."""
+    return buffer.data.take(_rows(buffer, positions, cache), axis=0, mode="wrap")
+
+
+def _sample_circular(layout, traces, batch_size, rng, device):
+    """The uniform batch of :meth:`BatchSampler.sample` for a circular SART trajectory (see
+    :func:`_circular_layout`), drawn with the same random numbers as the general path; ``None``
+    when the trajectory holds fewer than ``batch_size`` transitions (the general path raises).
+    """
+    state, action, reward, terminal, truncated, mask = layout
+    lo = max(reward._end - reward._len, state._end - state._len, action._end - action._len)
+    hi = min(reward._end, state._end - 1)
+    if hi - lo < batch_size:
+        return None
+    absolute = rng.integers(lo, hi, size=batch_size)
+    cache = {}
+    term, trunc = _take(terminal, absolute, cache), _take(truncated, absolute, cache)
+    bad = term & trunc
+    if np.count_nonzero(bad):  # padding drawn: redraw it as the general path does
+        _redraw_padding(traces, absolute, bad, lo, hi, rng)
+        cache = {}
+        term, trunc = _take(terminal, absolute, cache), _take(truncated, absolute, cache)
+    state_rows = _rows(state, absolute, cache)
+    next_rows = state_rows + 1  # the next states: one row on, wrapped by take
+    batch = Batch(state=state.data.take(state_rows, axis=0, mode="wrap"),
+                  action=_take(action, absolute, cache))
+    if mask is not None:
+        batch["legal_actions_mask"] = _take(mask, absolute, cache)
+        batch["next_legal_actions_mask"] = _take(mask, absolute + 1, {})
+    batch["next_state"] = state.data.take(next_rows, axis=0, mode="wrap")
+    batch["reward"] = _take(reward, absolute, cache)
+    batch["terminal"] = term
+    batch["truncated"] = trunc
+    if device is None:
+        return batch
+    import torch
+
+    if type(device) is not torch.device:
+        device = torch.device(device)
+    from_numpy = torch.from_numpy
+    if device.type == "cpu":  # the fresh contiguous arrays become tensors without a copy
+        for key, value in batch.items():
+            batch[key] = from_numpy(value)
+    else:
+        for key, value in batch.items():
+            batch[key] = from_numpy(value).to(device)
+    return batch
+
+
 class BatchSampler:
     """Draws ``batch_size`` transitions uniformly, with replacement (by priority if prioritized).
 
@@ -207,6 +301,16 @@ class BatchSampler:
 
     def sample(self, trajectory):
         """A :class:`Batch` of ``batch_size`` transitions of ``trajectory``."""
+        traces = trajectory.traces
+        layout = _circular_layout(traces)
+        if layout is not None:
+            batch = _sample_circular(layout, traces, self.batch_size, self.rng, self.device)
+            if batch is not None:
+                return batch
+        return self._sample_general(trajectory)
+
+    def _sample_general(self, trajectory):
+        """:meth:`sample` for any trajectory (the fast path's reference, same random numbers)."""
         traces = trajectory.traces
         absolute, priorities, total = _draw(traces, self.batch_size, self.rng)
         batch = _sart(traces, absolute, absolute + 1)

@@ -44,8 +44,9 @@ class BasicDQNLearner(AbstractLearner):
     loss: str = attrs.field(default="huber", validator=one_of("huber", "mse"))
     min_replay_history: int = attrs.field(default=32, validator=positive_int)
     update_freq: int = attrs.field(default=1, validator=positive_int)
-    update_step: int = attrs.field(default=0, init=False)
-    loss_value: object = attrs.field(default=None, init=False, repr=False)
+    update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)
+    loss_value: object = attrs.field(default=None, init=False, repr=False,
+                                     on_setattr=attrs.setters.NO_OP)
 
     def __attrs_post_init__(self):
         attach_sampler(self)

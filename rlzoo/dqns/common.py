@@ -24,8 +24,9 @@ from rlcore.utils.validators import boolean, non_negative_int, one_of, positive_
 __all__ = [
     "positive_int", "real_in", "non_negative_int", "one_of", "boolean", "check_approximator",
     "attach_sampler", "make_target_network", "should_learn", "sync_target", "state_batch",
-    "bootstrap_factor", "td_loss", "project_onto_support", "c51_cross_entropy",
-    "quantile_huber_loss", "importance_weights", "beta_at", "LOSSES", "torch_generator",
+    "bootstrap_factor", "bootstrapped_target", "is_deterministic", "td_loss",
+    "project_onto_support", "c51_cross_entropy", "quantile_huber_loss", "importance_weights",
+    "beta_at", "LOSSES", "torch_generator",
 ]
 
 LOSSES = {"huber": F.smooth_l1_loss, "mse": F.mse_loss}
@@ -75,6 +76,22 @@ def sync_target(learner):
         learner.target_network.sync()
 
 
+def _deterministic_modules():
+    from rlzoo.dqns.networks import DuelingHead, NatureCNN, QNetwork
+
+    nn = torch.nn
+    return (nn.Linear, nn.ReLU, nn.Sequential, nn.Identity, nn.Flatten, nn.Conv2d, nn.Tanh,
+            nn.ELU, nn.LeakyReLU, nn.Sigmoid, nn.LayerNorm, QNetwork, DuelingHead, NatureCNN)
+
+
+def is_deterministic(model):
+    """Whether a forward of ``model`` draws no random numbers and changes no state: every
+    module is of a known deterministic type (no dropout, batch norm, noisy layers or unknown
+    modules)."""
+    known = _deterministic_modules()
+    return all(type(m) in known for m in model.modules())
+
+
 def state_batch(approximator, env):
     """``env.state()`` as a batch of one on the approximator's device."""
     state = env.state()
@@ -89,6 +106,18 @@ def bootstrap_factor(batch, gamma):
     discount = batch.get("discount")
     not_terminal = 1.0 - batch["terminal"].float()
     return not_terminal * (gamma if discount is None else discount)
+
+
+def bootstrapped_target(batch, gamma, next_value):
+    """``reward + γ^k (1 − terminal) · next_value`` (``γ^k``: see :func:`bootstrap_factor`),
+    shape (batch,).
+
+    The common case (a bool ``terminal``, no n-step ``discount``) takes two tensor operations,
+    ``reward + γ · next_value`` with the terminated entries' ``next_value`` replaced by 0."""
+    terminal = batch["terminal"]
+    if batch.get("discount") is None and terminal.dtype == torch.bool:
+        return torch.add(batch["reward"], next_value.masked_fill(terminal, 0.0), alpha=gamma)
+    return batch["reward"] + bootstrap_factor(batch, gamma) * next_value
 
 
 def td_loss(q_sa, target, loss="huber", weights=None):

@@ -18,8 +18,8 @@ import torch
 from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
-    attach_sampler, boolean, bootstrap_factor, check_approximator, make_target_network, one_of,
-    positive_int, real_in, should_learn, state_batch, sync_target, td_loss,
+    attach_sampler, boolean, bootstrapped_target, check_approximator, make_target_network, one_of,
+    is_deterministic, positive_int, real_in, should_learn, state_batch, sync_target, td_loss,
 )
 
 __all__ = ["DQNLearner", "dqn_target"]
@@ -54,12 +54,19 @@ class DQNLearner(AbstractLearner):
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
     is_double: bool = attrs.field(default=False, validator=boolean)
     target_network: object = attrs.field(init=False, repr=False)
-    update_step: int = attrs.field(default=0, init=False)
-    loss_value: object = attrs.field(default=None, init=False, repr=False)
+    update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)
+    loss_value: object = attrs.field(default=None, init=False, repr=False,
+                                     on_setattr=attrs.setters.NO_OP)
+
+    # True when learner(env) draws no random numbers and changes nothing (every module of the
+    # network a known deterministic one): QBasedPolicy then skips it when the explorer does not
+    # need the values (an exploring ε-greedy step)
+    pure_call: bool = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self):
         attach_sampler(self)
         self.target_network = make_target_network(self)
+        self.pure_call = is_deterministic(self.approximator.model)
 
     def __call__(self, env):
         with torch.no_grad():
@@ -72,15 +79,20 @@ def dqn_target(learner, batch, online_next=None):
     ``online_next`` are the online Q-values of ``next_state`` (double DQN); computed when
     needed and not given."""
     with torch.no_grad():
-        target_next = learner.target_network.target(batch["next_state"])
+        next_state = batch["next_state"]
+        network = learner.target_network
+        if type(next_state) is torch.Tensor and next_state.device == network.device:
+            target_next = network.target_model(next_state)  # TargetNetwork.target, inlined
+        else:
+            target_next = network.target(next_state)
         if learner.is_double:
             if online_next is None:
-                online_next = learner.approximator(batch["next_state"])
+                online_next = learner.approximator(next_state)
             best = online_next.argmax(dim=1, keepdim=True)
             next_value = target_next.gather(1, best).squeeze(1)
         else:
             next_value = target_next.max(dim=1).values
-        return batch["reward"] + bootstrap_factor(batch, learner.gamma) * next_value
+        return bootstrapped_target(batch, learner.gamma, next_value)
 
 
 @dispatch(DQNLearner, object)

@@ -50,8 +50,9 @@ class PrioritizedDQNLearner(AbstractLearner):
     beta_steps: int = attrs.field(default=10_000, validator=non_negative_int)
     priority_epsilon: float = attrs.field(default=1e-6, validator=real_in(0, 1, low_open=True))
     target_network: object = attrs.field(init=False, repr=False)
-    update_step: int = attrs.field(default=0, init=False)
-    loss_value: object = attrs.field(default=None, init=False, repr=False)
+    update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)
+    loss_value: object = attrs.field(default=None, init=False, repr=False,
+                                     on_setattr=attrs.setters.NO_OP)
 
     def __attrs_post_init__(self):
         attach_sampler(self)

@@ -45,8 +45,9 @@ class QRDQNLearner(AbstractLearner):
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
     taus: object = attrs.field(init=False, repr=False)
     target_network: object = attrs.field(init=False, repr=False)
-    update_step: int = attrs.field(default=0, init=False)
-    loss_value: object = attrs.field(default=None, init=False, repr=False)
+    update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)
+    loss_value: object = attrs.field(default=None, init=False, repr=False,
+                                     on_setattr=attrs.setters.NO_OP)
 
     def __attrs_post_init__(self):
         attach_sampler(self)

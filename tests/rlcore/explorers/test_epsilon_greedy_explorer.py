@@ -211,3 +211,37 @@ def test_prob_is_a_distribution_on_legal_actions(values, epsilon, data):
     best = max(v for v, m in zip(values, mask) if m)
     legal_best = [i for i, (v, m) in enumerate(zip(values, mask)) if m and v == best]
     assert all(probs[i] == pytest.approx(probs[legal_best[0]]) for i in legal_best)
+
+
+# ---- select: the lazy form of the call ----------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.sampled_from([0.0, 1.0, 2.0, float("nan")]), min_size=1, max_size=5),
+       epsilon=st.sampled_from([0.0, 0.3, 1.0]), masked=st.booleans(),
+       training=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_select_gives_the_calls_actions_and_random_numbers(values, epsilon, masked, training,
+                                                           seed):
+    n = len(values)
+    mask = [i % 2 == 0 for i in range(n)] if masked else None
+    kwargs = dict(epsilon_stable=epsilon, epsilon_init=epsilon, is_training=training, seed=seed)
+    eager, lazy = EpsilonGreedyExplorer(**kwargs), EpsilonGreedyExplorer(**kwargs)
+    calls = []
+
+    def values_fn():
+        calls.append(1)
+        return torch.tensor(values)
+
+    for _ in range(20):
+        assert lazy.select(values_fn, n, mask) == eager(torch.tensor(values), mask)
+    assert lazy.step == eager.step
+    assert lazy.rng.random() == eager.rng.random()
+    if training and epsilon == 1.0:
+        assert not calls  # every step explores: the values are never computed
+
+
+def test_select_checks_the_number_of_values():
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.0, seed=0)
+    with pytest.raises(ValueError, match="3 action values, expected 2"):
+        explorer.select(lambda: [0.0, 1.0, 2.0], 2)
+    with pytest.raises(ValueError, match="mask has 3 entries but there are 2"):
+        explorer.select(lambda: [0.0, 1.0], 2, [True, False, True])

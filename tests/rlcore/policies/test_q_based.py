@@ -5,7 +5,7 @@ import pytest
 from rlcore.approximators import TabularQApproximator, TabularVApproximator
 from rlcore.envs.traits import FULL_ACTION_SET
 from rlcore.explorers import EpsilonGreedyExplorer
-from rlcore.policies import Agent, QBasedPolicy, VBasedPolicy, testmode
+from rlcore.policies import AbstractLearner, Agent, QBasedPolicy, VBasedPolicy, testmode
 from rlcore.run import run
 from rlcore.stop_conditions import StopAfterStep
 from rlcore.trajectories import CircularArraySLARTTrajectory
@@ -59,3 +59,28 @@ def test_v_based_policy_uses_its_mapping():
         VBasedPolicy(learner, mapping=3)
     with pytest.raises(TypeError):
         QBasedPolicy(learner=object(), explorer=EpsilonGreedyExplorer(epsilon_stable=0.1))
+
+
+class _CountingLearner(AbstractLearner):
+    """Fixed action values; counts its calls; ``pure_call`` as given."""
+
+    def __init__(self, values, pure_call):
+        self.values, self.pure_call, self.calls = values, pure_call, 0
+
+    def __call__(self, env):
+        self.calls += 1
+        return self.values
+
+
+@pytest.mark.parametrize("env_cls", [LineEnv, MaskedLineEnv])
+def test_pure_learner_is_called_only_on_greedy_steps_with_the_same_actions(env_cls):
+    values = [0.0, 1.0, 5.0, 2.0] if env_cls is MaskedLineEnv else [0.0, 1.0]
+    policies = [QBasedPolicy(_CountingLearner(values, pure),
+                             EpsilonGreedyExplorer(epsilon_stable=0.5, seed=4))
+                for pure in (True, False)]
+    env = env_cls()
+    env.reset()
+    actions = [[policy(env) for _ in range(200)] for policy in policies]
+    assert actions[0] == actions[1]
+    assert policies[1].learner.calls == 200
+    assert 50 < policies[0].learner.calls < 150  # about the greedy half

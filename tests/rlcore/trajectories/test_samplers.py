@@ -298,3 +298,67 @@ def test_nstep_reward_matches_brute_force(data, n, gamma, capacity):
         assert bool(b.terminal[0]) == terminal
         assert int(b.next_state[0]) == kept[i][0] + k
         assert float(b.discount[0]) == pytest.approx(gamma ** k, rel=1e-6, abs=1e-30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ends=st.lists(st.sampled_from(["", "", "", "term", "trunc"]), min_size=1, max_size=40),
+    capacity=st.integers(2, 25),
+    batch_size=st.integers(1, 6),
+    masked=st.booleans(),
+    device=st.sampled_from([None, "cpu"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_circular_fast_path_equals_general_path(ends, capacity, batch_size, masked, device, seed):
+    """The uniform fast path for circular SART trajectories (wrapped rings, padding steps that
+    must be redrawn, masks, tensors) gives the general path's batches from the same seed."""
+    from rlcore.trajectories.samplers import _circular_layout
+
+    if masked:
+        t = CircularArraySLARTTrajectory(capacity, state=((2,), np.float32),
+                                         legal_actions_mask=((3,), bool))
+    else:
+        t = CircularArraySARTTrajectory(capacity, state=((2,), np.float32))
+    state = 0
+    for i, end in enumerate(ends):
+        extra = {"legal_actions_mask": np.array([state % 2 == 0, True, state % 3 == 0])} \
+            if masked else {}
+        t.push(state=np.array([state, -state], np.float32), action=i % 3, **extra)
+        t.push(reward=float(i), terminal=end == "term", truncated=end == "trunc")
+        state += 1
+        if end == "trunc":  # the final state, closed as a padding step
+            t.push(state=np.array([state, -state], np.float32), action=0, **extra)
+            t.push(reward=0.0, terminal=True, truncated=True)
+            state += 1
+    extra = {"legal_actions_mask": np.array([True, False, True])} if masked else {}
+    t.push(state=np.array([state, -state], np.float32), action=0, **extra)
+    assert _circular_layout(t.traces) is not None
+    fast = BatchSampler(batch_size, device=device, rng=seed)
+    general = BatchSampler(batch_size, device=device, rng=seed)
+    for _ in range(3):
+        try:
+            expected = general._sample_general(t)
+        except ValueError as e:
+            with pytest.raises(ValueError, match=str(e)[:30]):
+                fast.sample(t)
+            return
+        got = fast.sample(t)
+        assert list(got) == list(expected)
+        for key in expected:
+            assert type(got[key]) is type(expected[key]), key
+            if device is None:
+                assert got[key].dtype == expected[key].dtype, key
+                np.testing.assert_array_equal(got[key], expected[key])
+            else:
+                assert got[key].dtype == expected[key].dtype, key
+                assert torch.equal(got[key], expected[key]), key
+        assert not np.any(np.asarray(got["terminal"]) & np.asarray(got["truncated"]))
+
+
+def test_fast_path_is_only_for_uniform_circular_traces():
+    from rlcore.trajectories.samplers import _circular_layout
+
+    assert _circular_layout(int_traj().traces) is not None
+    assert _circular_layout(int_traj(10, CircularArrayPSARTTrajectory).traces) is None
+    assert _circular_layout(ElasticSARTTrajectory(state=((), np.int64)).traces) is None
+    assert _circular_layout(int_traj(terminal=((), np.float32)).traces) is None

@@ -164,3 +164,46 @@ def test_recorded_time_limit_bootstraps_and_termination_does_not(truncate):
                 assert y == 1.0 + 0.5 * 4.0            # cut at state 2: bootstrap, max Q = 4
             else:
                 assert y == 1.0                        # terminal: no bootstrap
+
+
+def test_acting_skips_the_forward_on_exploring_steps_with_the_same_run():
+    """``pure_call``: QBasedPolicy computes Q-values only on greedy steps; the run (actions,
+    trajectory, weights) is the same as with a forward on every step."""
+    from rlcore import run
+    from rlzoo.experiments import registry
+
+    def make(pure):
+        e = registry.make("DQN_CartPole", 3, steps=400, batch_size=16, min_replay_history=100,
+                          target_update_freq=50, epsilon_decay_steps=300, epsilon_stable=0.2,
+                          capacity=500, eval_every=10_000)
+        learner = e.policy.policy.learner
+        assert learner.pure_call
+        learner.pure_call = pure
+        calls = []
+        forward = learner.approximator.model.forward
+        learner.approximator.model.forward = lambda x: (calls.append(x.shape[0]), forward(x))[1]
+        run(e)
+        return e, calls.count(1)  # acting forwards have a batch of one
+
+    lazy, lazy_forwards = make(True)
+    eager, eager_forwards = make(False)
+    assert eager_forwards == 400 and 0 < lazy_forwards < 400
+    for key in ("state", "action", "reward", "terminal", "truncated"):
+        np.testing.assert_array_equal(lazy.policy.trajectory[key].to_array(),
+                                      eager.policy.trajectory[key].to_array())
+    assert same(params(lazy.policy.policy.learner.approximator.model),
+                params(eager.policy.policy.learner.approximator.model))
+
+
+def test_pure_call_only_for_deterministic_networks():
+    from rlzoo.dqns.networks import NoisyLinear
+
+    assert _learner().pure_call
+    dueling = QNetwork(4, 2, dueling=True, seed=0)
+    assert DQNLearner(approximator=approximator(dueling, 1e-3)).pure_call
+    for net in (torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Dropout(0.1),
+                                    torch.nn.Linear(8, 2)),
+                torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8),
+                                    torch.nn.Linear(8, 2)),
+                torch.nn.Sequential(NoisyLinear(4, 2, seed=0))):
+        assert not DQNLearner(approximator=approximator(net, 1e-3)).pure_call

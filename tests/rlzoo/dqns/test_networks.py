@@ -59,3 +59,25 @@ def test_noisy_linear_noise_is_seeded_and_off_in_eval_mode():
     layer.train()
     layer._generator = None
     torch.testing.assert_close(layer(x), other(x))
+
+
+def test_q_network_forward_keeps_hooks_on_its_layers():
+    import torch
+
+    from rlzoo.dqns.networks import QNetwork
+
+    net = QNetwork(4, 2, seed=0)
+    x = torch.ones(3, 4)
+    plain = net(x)
+    assert torch.equal(plain, net.layers(x))
+    seen = []
+    handle = net.layers.register_forward_hook(lambda module, args, out: seen.append(out.shape))
+    assert torch.equal(net(x), plain) and seen == [torch.Size([3, 2])]
+    handle.remove()
+    handle = torch.nn.modules.module.register_module_forward_hook(
+        lambda module, args, out: seen.append(type(module).__name__))
+    try:
+        net(x)
+    finally:
+        handle.remove()
+    assert "Sequential" in seen
