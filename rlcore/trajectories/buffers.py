@@ -369,7 +369,7 @@ class ElasticArrayBuffer(AbstractBuffer):
         self._len = 0
         self._end = 0
 
-    # The element-level methods shared with ElasticArrayBuffer (module functions, not a base
+    # The element-level methods shared with CircularArrayBuffer (module functions, not a base
     # class, to keep one level below AbstractBuffer).
     check = _array_check
     __getitem__ = _array_getitem
