@@ -321,6 +321,23 @@ class _Spaces:
         return {"observation": state, "action_mask": mask}
 
 
+def _adapter_render(self):
+    """The wrapped environment's text rendering (``None`` without a ``render_mode``)."""
+    if self.render_mode is None:
+        return None
+    return self.rl_env.render("text")
+
+
+def _adapter_close(self):
+    close = getattr(self.rl_env, "close", None)
+    if close is not None:
+        close()
+
+
+def _adapter_str(self):
+    return f"to_pettingzoo({self.rl_env!r})"
+
+
 class AECAdapter(pettingzoo.AECEnv):
     """One of our sequential multi-agent environments as a PettingZoo ``AECEnv`` (see
     :func:`to_pettingzoo`). ``rl_env`` is the environment driven."""
@@ -386,18 +403,11 @@ class AECAdapter(pettingzoo.AECEnv):
         else:
             self.agent_selection = env.current_player()
 
-    def render(self):
-        if self.render_mode is None:
-            return None
-        return self.rl_env.render("text")
-
-    def close(self):
-        close = getattr(self.rl_env, "close", None)
-        if close is not None:
-            close()
-
-    def __str__(self):
-        return f"to_pettingzoo({self.rl_env!r})"
+    # Shared with the other adapter class (module functions: the two subclass different
+    # PettingZoo bases).
+    render = _adapter_render
+    close = _adapter_close
+    __str__ = _adapter_str
 
 
 class ParallelAdapter(pettingzoo.ParallelEnv):
@@ -448,18 +458,11 @@ class ParallelAdapter(pettingzoo.ParallelEnv):
             self.agents = []
         return observations, rewards, terminations, truncations, infos
 
-    def render(self):
-        if self.render_mode is None:
-            return None
-        return self.rl_env.render("text")
-
-    def close(self):
-        close = getattr(self.rl_env, "close", None)
-        if close is not None:
-            close()
-
-    def __str__(self):
-        return f"to_pettingzoo({self.rl_env!r})"
+    # Shared with the other adapter class (module functions: the two subclass different
+    # PettingZoo bases).
+    render = _adapter_render
+    close = _adapter_close
+    __str__ = _adapter_str
 
 
 def to_pettingzoo(env, *, parallel=None, render_mode=None, seed=None):

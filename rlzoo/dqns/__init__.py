@@ -10,8 +10,13 @@ from rlzoo.dqns.c51 import C51Learner
 from rlzoo.dqns.dqn import DQNLearner
 from rlzoo.dqns.iqn import IQNLearner
 from rlzoo.dqns.networks import (
-    DistributionalNetwork, DuelingHead, EnsembleQNetwork, ImplicitQuantileNetwork, NatureCNN,
-    NoisyLinear, QNetwork,
+    DistributionalNetwork,
+    DuelingHead,
+    EnsembleQNetwork,
+    ImplicitQuantileNetwork,
+    NatureCNN,
+    NoisyLinear,
+    QNetwork,
 )
 from rlzoo.dqns.prioritized_dqn import PrioritizedDQNLearner
 from rlzoo.dqns.qr_dqn import QRDQNLearner

@@ -14,8 +14,15 @@ import torch
 from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
-    attach_sampler, bootstrap_factor, check_approximator, one_of, positive_int, real_in,
-    should_learn, state_batch, td_loss,
+    attach_sampler,
+    bootstrap_factor,
+    check_approximator,
+    one_of,
+    positive_int,
+    real_in,
+    should_learn,
+    state_batch,
+    td_loss,
 )
 
 __all__ = ["BasicDQNLearner"]

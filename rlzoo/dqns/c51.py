@@ -16,9 +16,17 @@ import torch
 from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
-    attach_sampler, bootstrap_factor, c51_cross_entropy, check_approximator,
-    make_target_network, positive_int, project_onto_support, real_in, should_learn,
-    state_batch, sync_target,
+    attach_sampler,
+    bootstrap_factor,
+    c51_cross_entropy,
+    check_approximator,
+    expected_q_values,
+    make_target_network,
+    positive_int,
+    project_onto_support,
+    real_in,
+    should_learn,
+    sync_target,
 )
 
 __all__ = ["C51Learner", "c51_target", "make_support"]
@@ -66,9 +74,7 @@ class C51Learner(AbstractLearner):
         self.target_network = make_target_network(self)
 
     def __call__(self, env):
-        with torch.no_grad():
-            logits = self.approximator(state_batch(self.approximator, env))[0]
-            return (logits.softmax(dim=-1) * self.support).sum(dim=-1)
+        return expected_q_values(self, env)
 
 
 def c51_target(learner, batch):

@@ -197,3 +197,11 @@ def importance_weights(priorities, beta):
 def torch_generator(seed, device):
     """A ``torch.Generator`` on ``device`` seeded with ``seed`` (for noise drawn in a learner)."""
     return torch.Generator(device=device).manual_seed(int(seed))
+
+
+def expected_q_values(learner, env):
+    """Q-values of ``env``'s state as the expectation of a categorical distribution over
+    ``learner.support`` (C51, Rainbow)."""
+    with torch.no_grad():
+        logits = learner.approximator(state_batch(learner.approximator, env))[0]
+        return (logits.softmax(dim=-1) * learner.support).sum(dim=-1)

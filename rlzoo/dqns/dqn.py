@@ -18,8 +18,19 @@ import torch
 from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
-    attach_sampler, boolean, bootstrapped_target, check_approximator, make_target_network, one_of,
-    is_deterministic, positive_int, real_in, should_learn, state_batch, sync_target, td_loss,
+    attach_sampler,
+    boolean,
+    bootstrapped_target,
+    check_approximator,
+    is_deterministic,
+    make_target_network,
+    one_of,
+    positive_int,
+    real_in,
+    should_learn,
+    state_batch,
+    sync_target,
+    td_loss,
 )
 
 __all__ = ["DQNLearner", "dqn_target"]

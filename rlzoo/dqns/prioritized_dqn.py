@@ -16,8 +16,19 @@ import torch
 from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
-    attach_sampler, boolean, beta_at, check_approximator, importance_weights, make_target_network,
-    non_negative_int, one_of, positive_int, real_in, should_learn, state_batch, sync_target,
+    attach_sampler,
+    beta_at,
+    boolean,
+    check_approximator,
+    importance_weights,
+    make_target_network,
+    non_negative_int,
+    one_of,
+    positive_int,
+    real_in,
+    should_learn,
+    state_batch,
+    sync_target,
     td_loss,
 )
 from rlzoo.dqns.dqn import dqn_target

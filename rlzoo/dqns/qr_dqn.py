@@ -16,8 +16,16 @@ import torch
 from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
-    attach_sampler, bootstrap_factor, check_approximator, make_target_network, positive_int,
-    quantile_huber_loss, real_in, should_learn, state_batch, sync_target,
+    attach_sampler,
+    bootstrap_factor,
+    check_approximator,
+    make_target_network,
+    positive_int,
+    quantile_huber_loss,
+    real_in,
+    should_learn,
+    state_batch,
+    sync_target,
 )
 
 __all__ = ["QRDQNLearner"]

@@ -20,8 +20,17 @@ from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSample
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.c51 import c51_target, make_support
 from rlzoo.dqns.common import (
-    attach_sampler, beta_at, c51_cross_entropy, check_approximator, importance_weights,
-    make_target_network, non_negative_int, positive_int, real_in, should_learn, state_batch,
+    attach_sampler,
+    beta_at,
+    c51_cross_entropy,
+    check_approximator,
+    expected_q_values,
+    importance_weights,
+    make_target_network,
+    non_negative_int,
+    positive_int,
+    real_in,
+    should_learn,
     sync_target,
 )
 from rlzoo.dqns.prioritized_dqn import check_prioritized
@@ -67,9 +76,7 @@ class RainbowLearner(AbstractLearner):
         self.target_network = make_target_network(self)
 
     def __call__(self, env):
-        with torch.no_grad():
-            logits = self.approximator(state_batch(self.approximator, env))[0]
-            return (logits.softmax(dim=-1) * self.support).sum(dim=-1)
+        return expected_q_values(self, env)
 
 
 @dispatch(RainbowLearner, object)

@@ -17,8 +17,18 @@ import torch
 from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
-    attach_sampler, bootstrap_factor, check_approximator, make_target_network, one_of,
-    positive_int, real_in, should_learn, state_batch, sync_target, td_loss, torch_generator,
+    attach_sampler,
+    bootstrap_factor,
+    check_approximator,
+    make_target_network,
+    one_of,
+    positive_int,
+    real_in,
+    should_learn,
+    state_batch,
+    sync_target,
+    td_loss,
+    torch_generator,
 )
 
 __all__ = ["REMDQNLearner"]
