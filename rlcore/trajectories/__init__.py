@@ -21,6 +21,7 @@ from rlcore.trajectories.base import AbstractTrajectory
 from rlcore.trajectories.buffers import (
     AbstractBuffer, CircularArrayBuffer, ElasticArrayBuffer, VectorBuffer,
 )
+from rlcore.trajectories.frame_stack import FrameStackBuffer
 from rlcore.trajectories.samplers import Batch, BatchSampler, NStepBatchSampler
 from rlcore.trajectories.sum_tree import SumTree
 from rlcore.trajectories.trajectory import (
@@ -32,5 +33,5 @@ __all__ = [
     "AbstractTrajectory", "Trajectory", "CircularArraySARTTrajectory",
     "CircularArraySLARTTrajectory", "CircularArrayPSARTTrajectory", "VectorSARTTrajectory",
     "ElasticSARTTrajectory", "AbstractBuffer", "CircularArrayBuffer", "ElasticArrayBuffer",
-    "VectorBuffer", "SumTree", "Batch", "BatchSampler", "NStepBatchSampler",
+    "VectorBuffer", "FrameStackBuffer", "SumTree", "Batch", "BatchSampler", "NStepBatchSampler",
 ]

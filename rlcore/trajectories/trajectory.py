@@ -10,7 +10,10 @@ terminal[i], truncated[i], next_state = state[i + 1])``, aligned by stream posit
 newest transition keeps its next state. A step with both ``terminal`` and ``truncated`` set is a
 *padding* step (see :mod:`rlcore.trajectories.recording`): it is never sampled.
 
-Each trace is given as ``name=(shape, dtype)``, e.g. ``state=((4,), np.float32)``.
+Each trace is given as ``name=(shape, dtype)``, e.g. ``state=((4,), np.float32)``. The circular
+constructors take ``frame_stack=True`` for stacked states (Atari's ``(4, 84, 84)`` frames): the
+state trace is then a :class:`~rlcore.trajectories.frame_stack.FrameStackBuffer` that stores each
+frame once.
 """
 
 import numpy as np
@@ -19,6 +22,7 @@ from rlcore.trajectories.base import AbstractTrajectory
 from rlcore.trajectories.buffers import (
     CircularArrayBuffer, ElasticArrayBuffer, VectorBuffer, _as_capacity, _as_shape,
 )
+from rlcore.trajectories.frame_stack import FrameStackBuffer
 from rlcore.trajectories.sum_tree import SumTree
 
 __all__ = [
@@ -56,11 +60,17 @@ class Trajectory(AbstractTrajectory):
     """
 
 
-def _circular_sart_traces(capacity, state, action, reward, terminal):
+def _circular_sart_traces(capacity, state, action, reward, terminal, frame_stack):
     specs = {"state": _spec("state", state), "action": _spec("action", action),
              "reward": _spec("reward", reward), "terminal": _spec("terminal", terminal)}
+    if not isinstance(frame_stack, (bool, np.bool_)):
+        raise TypeError(f"frame_stack must be True or False, got {frame_stack!r}")
+    if frame_stack and len(specs["state"][0]) == 0:
+        raise ValueError(f"frame_stack=True needs stacked states of shape (depth, *frame_shape), "
+                         f"the stack axis first, got state shape {specs['state'][0]}")
+    state_buffer = FrameStackBuffer if frame_stack else CircularArrayBuffer
     traces = {
-        "state": CircularArrayBuffer(capacity + 1, *specs["state"]),
+        "state": state_buffer(capacity + 1, *specs["state"]),
         "action": CircularArrayBuffer(capacity + 1, *specs["action"]),
         "reward": CircularArrayBuffer(capacity, *specs["reward"]),
         "terminal": CircularArrayBuffer(capacity, *specs["terminal"]),
@@ -72,6 +82,8 @@ def _circular_sart_traces(capacity, state, action, reward, terminal):
 def _named_repr(self, **extra):
     fields = [f"capacity={self.capacity}"] if getattr(self, "capacity", None) else []
     fields += [f"{k}={_show(v)}" for k, v in self.specs.items()]
+    if getattr(self, "frame_stack", False):
+        fields.append("frame_stack=True")
     fields += [f"{k}={v!r}" for k, v in extra.items()]
     return f"{type(self).__name__}({', '.join(fields)}, len={len(self)})"
 
@@ -87,6 +99,10 @@ class CircularArraySARTTrajectory(AbstractTrajectory):
         action: ``(shape, dtype)`` of an action (default ``((), np.int64)``).
         reward: ``(shape, dtype)`` of a reward (default ``((), np.float32)``).
         terminal: ``(shape, dtype)`` of the terminal and truncated flags (default ``((), bool)``).
+        frame_stack: ``True`` for stacked states (shape ``(depth, *frame_shape)``, the stack axis
+            first, e.g. Atari's ``(4, 84, 84)``) stored one frame per step in a
+            :class:`~rlcore.trajectories.frame_stack.FrameStackBuffer`, as Dopamine's replay
+            does: about ``depth`` times less memory, the same samples (default ``False``).
 
     Traces ``state`` and ``action`` hold ``capacity + 1`` elements, ``reward``, ``terminal`` and
     ``truncated`` hold ``capacity``.
@@ -97,12 +113,18 @@ class CircularArraySARTTrajectory(AbstractTrajectory):
     >>> t.push(state=np.ones(2, np.float32), action=0)
     >>> len(t), len(t["state"]), t.isfull
     (1, 2, False)
+    >>> atari = CircularArraySARTTrajectory(10_000, state=((4, 84, 84), np.uint8),
+    ...                                     frame_stack=True)
+    >>> round(atari["state"].nbytes / (10_000 * 84 * 84), 2)  # bytes per step: one frame
+    1.02
     """
 
     def __init__(self, capacity, *, state=((4,), np.float32), action=((), np.int64),
-                 reward=((), np.float32), terminal=((), bool)):
+                 reward=((), np.float32), terminal=((), bool), frame_stack=False):
         self.capacity = _as_capacity(capacity)
-        self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal)
+        self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal,
+                                                   frame_stack)
+        self.frame_stack = bool(frame_stack)
         super().__init__(**traces)
 
     __repr__ = _named_repr
@@ -114,7 +136,8 @@ class CircularArraySLARTTrajectory(AbstractTrajectory):
     Reference: RL.jl ``CircularArraySLARTTrajectory``.
 
     Args:
-        capacity, state, action, reward, terminal: as for :class:`CircularArraySARTTrajectory`.
+        capacity, state, action, reward, terminal, frame_stack: as for
+            :class:`CircularArraySARTTrajectory`.
         legal_actions_mask: ``(shape, dtype)`` of the mask, e.g. ``((n_actions,), bool)``
             (required).
 
@@ -124,9 +147,12 @@ class CircularArraySLARTTrajectory(AbstractTrajectory):
     """
 
     def __init__(self, capacity, *, state=((4,), np.float32), action=((), np.int64),
-                 reward=((), np.float32), terminal=((), bool), legal_actions_mask):
+                 reward=((), np.float32), terminal=((), bool), legal_actions_mask,
+                 frame_stack=False):
         self.capacity = _as_capacity(capacity)
-        self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal)
+        self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal,
+                                                   frame_stack)
+        self.frame_stack = bool(frame_stack)
         self.specs["legal_actions_mask"] = _spec("legal_actions_mask", legal_actions_mask)
         traces["legal_actions_mask"] = CircularArrayBuffer(self.capacity + 1,
                                                            *self.specs["legal_actions_mask"])
@@ -145,7 +171,8 @@ class CircularArrayPSARTTrajectory(AbstractTrajectory):
     raised to its exponent α, e.g. ``(|td_error| + ε) ** α``.
 
     Args:
-        capacity, state, action, reward, terminal: as for :class:`CircularArraySARTTrajectory`.
+        capacity, state, action, reward, terminal, frame_stack: as for
+            :class:`CircularArraySARTTrajectory`.
         initial_priority: the priority of new steps before any update (default 1.0).
 
     >>> t = CircularArrayPSARTTrajectory(10, state=((), np.int64))
@@ -155,9 +182,12 @@ class CircularArrayPSARTTrajectory(AbstractTrajectory):
     """
 
     def __init__(self, capacity, *, state=((4,), np.float32), action=((), np.int64),
-                 reward=((), np.float32), terminal=((), bool), initial_priority=1.0):
+                 reward=((), np.float32), terminal=((), bool), initial_priority=1.0,
+                 frame_stack=False):
         self.capacity = _as_capacity(capacity)
-        self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal)
+        self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal,
+                                                   frame_stack)
+        self.frame_stack = bool(frame_stack)
         traces["priority"] = SumTree(self.capacity, initial_max_priority=initial_priority)
         self.initial_priority = initial_priority
         super().__init__(**traces)

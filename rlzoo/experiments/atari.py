@@ -9,25 +9,31 @@ termination on life loss, at most 27,000 agent steps (108,000 frames) per episod
 250,000 steps; 200 iterations of 250,000 training steps (50M agent steps, 200M frames), each
 followed by an evaluation.
 
-Differences from Dopamine, stated: the evaluation is ``eval_episodes`` greedy episodes (ε = 0,
-Dopamine: ε = 0.001 for 125,000 steps) every ``eval_every`` steps; the replay stores stacked
-states, so a full 1,000,000-step buffer needs about 28 GB per state trace (Dopamine stores single
-frames) — lower ``capacity`` on smaller machines. ``Dopamine_Rainbow_Atari`` uses Dopamine's
-Rainbow (C51 + prioritized replay + 3-step returns, no dueling or noisy layers) by default;
-``dueling=True, noisy=True`` gives the full Rainbow of Hessel et al.
+The replay stores each 84×84 frame once, as Dopamine's does (``frame_stack=True``, a
+``FrameStackBuffer`` state trace): a full 1,000,000-step buffer holds about 7.2 GB of frames
+instead of 28 GB of stacks, and samples the same batches; ``frame_stack_replay=False`` stores the
+stacks. The evaluation is Dopamine's: after every ``eval_every=250_000`` training steps, ε-greedy
+episodes with ``eval_epsilon=0.001`` are run to their end until at least ``eval_steps=125_000``
+steps are taken, and their mean return is recorded (``EvaluateEveryNStep(n_steps=...,
+epsilon=...)``); ``eval_steps=None`` runs ``eval_episodes`` episodes instead.
+
+Difference from Dopamine, stated: ``Dopamine_Rainbow_Atari`` uses Dopamine's Rainbow (C51 +
+prioritized replay + 3-step returns, no dueling or noisy layers) by default; ``dueling=True,
+noisy=True`` gives the full Rainbow of Hessel et al.
 """
 
 import torch
 
-from rlcore import BatchSampler, NStepBatchSampler
+from rlcore import (
+    Agent, BatchSampler, EvaluateEveryNStep, Experiment, NStepBatchSampler, QBasedPolicy,
+    StopAfterStep, TotalRewardPerEpisode,
+)
 from rlenvs import AtariEnv
 from rlzoo.dqns import (
     DistributionalNetwork, DQNLearner, ImplicitQuantileNetwork, IQNLearner, NatureCNN, QNetwork,
     RainbowLearner,
 )
-from rlzoo.experiments.common import (
-    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds,
-)
+from rlzoo.experiments.common import approximator, epsilon_greedy, replay_for, spawn_seeds
 from rlzoo.experiments.registry import register
 
 __all__ = ["Dopamine_DQN_Atari", "Dopamine_Rainbow_Atari", "Dopamine_IQN_Atari", "atari_env"]
@@ -40,19 +46,26 @@ def atari_env(game, seed, max_episode_steps, sticky_action_probability):
                     screen_size=84, frame_stack=4, max_steps=max_episode_steps, seed=seed)
 
 
-def _setup(game, seed, max_episode_steps, sticky_action_probability, capacity, prioritized):
+def _setup(game, seed, max_episode_steps, sticky_action_probability, capacity, prioritized,
+           frame_stack_replay):
     s = spawn_seeds(seed, 8)
     env = atari_env(game, s[0], max_episode_steps, sticky_action_probability)
     eval_env = atari_env(game, s[1], max_episode_steps, sticky_action_probability)
-    return s, env, eval_env, replay_for(env, capacity, prioritized=prioritized)
+    return s, env, eval_env, replay_for(env, capacity, prioritized=prioritized,
+                                        frame_stack=frame_stack_replay)
 
 
 def _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps, steps,
-         eval_every, eval_episodes, progress, verbose, description):
-    return dqn_experiment(learner, epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps),
-                          trajectory, env, eval_env, steps=steps, eval_every=eval_every,
-                          eval_episodes=eval_episodes, stop_at=None, progress=progress,
-                          verbose=verbose, description=description)
+         eval_every, eval_episodes, eval_steps, eval_epsilon, progress, verbose, description):
+    """``Agent(QBasedPolicy(learner, ε-greedy), trajectory)`` for ``steps`` env steps, with
+    Dopamine's evaluation (see the module docstring)."""
+    evaluation = EvaluateEveryNStep(eval_env, n=eval_every, n_episodes=eval_episodes,
+                                    n_steps=eval_steps, epsilon=eval_epsilon, seed=s[6],
+                                    verbose=verbose)
+    explorer = epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps)
+    return Experiment(Agent(QBasedPolicy(learner, explorer), trajectory), env,
+                      StopAfterStep(steps, progress=progress),
+                      TotalRewardPerEpisode() + evaluation, description)
 
 
 @register("DQN on an Atari game, Dopamine's settings (RMSProp, 1-step, target every 8k steps)")
@@ -61,9 +74,11 @@ def Dopamine_DQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", l
                        min_replay_history=20_000, update_freq=4, target_update_freq=8_000,
                        epsilon_stable=0.01, epsilon_decay_steps=250_000,
                        sticky_action_probability=0.25, max_episode_steps=27_000,
-                       eval_every=250_000, eval_episodes=10, progress=False, verbose=False):
+                       eval_every=250_000, eval_steps=125_000, eval_epsilon=0.001,
+                       eval_episodes=10, frame_stack_replay=True, progress=False, verbose=False):
     s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
-                                          sticky_action_probability, capacity, False)
+                                          sticky_action_probability, capacity, False,
+                                          frame_stack_replay)
     n_actions = env.action_space().n
     net = QNetwork(None, n_actions, body=NatureCNN(), seed=s[2])
     # Dopamine: RMSProp(lr 0.00025, decay 0.95, momentum 0, epsilon 1e-5, centered)
@@ -74,7 +89,7 @@ def Dopamine_DQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", l
                          gamma=gamma, loss="huber", min_replay_history=min_replay_history,
                          update_freq=update_freq, target_update_freq=target_update_freq)
     return _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps,
-                steps, eval_every, eval_episodes, progress, verbose,
+                steps, eval_every, eval_episodes, eval_steps, eval_epsilon, progress, verbose,
                 f"Dopamine DQN on Atari {game}, seed {seed}")
 
 
@@ -85,10 +100,12 @@ def Dopamine_Rainbow_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu
                            min_replay_history=20_000, update_freq=4, target_update_freq=8_000,
                            epsilon_stable=0.01, epsilon_decay_steps=250_000,
                            sticky_action_probability=0.25, max_episode_steps=27_000,
-                           eval_every=250_000, eval_episodes=10, progress=False,
+                           eval_every=250_000, eval_steps=125_000, eval_epsilon=0.001,
+                           eval_episodes=10, frame_stack_replay=True, progress=False,
                            verbose=False):
     s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
-                                          sticky_action_probability, capacity, True)
+                                          sticky_action_probability, capacity, True,
+                                          frame_stack_replay)
     n_actions = env.action_space().n
     net = DistributionalNetwork(None, n_actions, body=NatureCNN(), n_atoms=n_atoms,
                                 dueling=dueling, noisy=noisy, seed=s[2])
@@ -100,7 +117,7 @@ def Dopamine_Rainbow_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu
         update_freq=update_freq, target_update_freq=target_update_freq, alpha=0.5,
         beta_init=0.5, beta_steps=0)
     return _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps,
-                steps, eval_every, eval_episodes, progress, verbose,
+                steps, eval_every, eval_episodes, eval_steps, eval_epsilon, progress, verbose,
                 f"Dopamine Rainbow on Atari {game}, seed {seed}")
 
 
@@ -111,9 +128,11 @@ def Dopamine_IQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", l
                        min_replay_history=20_000, update_freq=4, target_update_freq=8_000,
                        epsilon_stable=0.01, epsilon_decay_steps=250_000,
                        sticky_action_probability=0.25, max_episode_steps=27_000,
-                       eval_every=250_000, eval_episodes=10, progress=False, verbose=False):
+                       eval_every=250_000, eval_steps=125_000, eval_epsilon=0.001,
+                       eval_episodes=10, frame_stack_replay=True, progress=False, verbose=False):
     s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
-                                          sticky_action_probability, capacity, False)
+                                          sticky_action_probability, capacity, False,
+                                          frame_stack_replay)
     n_actions = env.action_space().n
     # Dopamine multiplies the 3136 convolutional features by the τ embedding, then 512 -> A
     net = ImplicitQuantileNetwork(None, n_actions, body=NatureCNN(hidden=None), n_cos=n_cos,
@@ -125,5 +144,5 @@ def Dopamine_IQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", l
         min_replay_history=min_replay_history, update_freq=update_freq,
         target_update_freq=target_update_freq, seed=s[5])
     return _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps,
-                steps, eval_every, eval_episodes, progress, verbose,
+                steps, eval_every, eval_episodes, eval_steps, eval_epsilon, progress, verbose,
                 f"Dopamine IQN on Atari {game}, seed {seed}")

@@ -1,4 +1,5 @@
 import attrs
+import numpy as np
 import pytest
 
 from rlcore.dispatch import dispatch
@@ -140,3 +141,90 @@ def test_evaluate_every_n_step_validates_and_prints(capsys):
     run(RandomPolicy(seed=0), LineEnv(length=2), StopAfterStep(2),
         EvaluateEveryNStep(LineEnv(length=2), n=2, n_episodes=1, verbose=True))
     assert "step 2: mean return 2.00 over 1 test episodes" in capsys.readouterr().out
+
+
+class ActionRewardEnv(LineEnv):
+    """``LineEnv`` whose reward is the action taken (0 or 1), so a return counts the 1s."""
+
+    def __call__(self, action):
+        super().__call__(action)
+        self.last_action = action
+
+    def reward(self, player=None):
+        return float(self.last_action) if self.t > 0 else 0.0
+
+
+def _q_agent(seed, trained_action=None):
+    from rlcore import (Agent, EpsilonGreedyExplorer, QBasedPolicy, TabularQApproximator,
+                        VectorSARTTrajectory)
+    from rlzoo.tabular import TDLearner
+
+    approximator = TabularQApproximator(n_state=6, n_action=2)
+    if trained_action is not None:
+        approximator.table[:, trained_action] = 1.0
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.1, decay_steps=40, seed=seed)
+    learner = TDLearner(approximator, method="Q")
+    return Agent(QBasedPolicy(learner, explorer), VectorSARTTrajectory())
+
+
+def test_evaluation_with_epsilon_leaves_the_training_run_bit_identical():
+    from rlcore import EvaluateEveryNStep
+
+    def train(evaluation):
+        agent = _q_agent(seed=3)
+        hook = TotalRewardPerEpisode()
+        if evaluation is not None:
+            hook = hook + evaluation
+        run(agent, ActionRewardEnv(length=5), StopAfterStep(200), hook)
+        return agent
+
+    evaluation = EvaluateEveryNStep(ActionRewardEnv(length=5), n=50, n_steps=12, epsilon=0.5,
+                                    seed=7)
+    with_eval, without = train(evaluation), train(None)
+    assert evaluation.steps == [50, 100, 150, 200] and evaluation.episodes == [3] * 4
+    assert not all(r == evaluation.returns[0] for r in evaluation.returns)  # ε acted
+    a, b = with_eval.policy, without.policy
+    np.testing.assert_array_equal(a.learner.approximator.table, b.learner.approximator.table)
+    assert a.explorer.step == b.explorer.step == 201 and a.explorer.is_training
+    assert a.explorer.rng.bit_generator.state == b.explorer.rng.bit_generator.state
+    assert with_eval.trajectory["action"][:] == without.trajectory["action"][:]
+
+
+def test_evaluation_epsilon_sets_the_share_of_random_actions():
+    from rlcore import EvaluateEveryNStep
+
+    # greedy: always action 1 (return 5 per 5-step episode); ε = 0.4: a random action (1 half
+    # the time) 40% of the steps, so a mean return of 5 * (0.6 + 0.2) = 4 per episode
+    agent = _q_agent(seed=0, trained_action=1)
+    returns = {}
+    for epsilon in (0.0, 0.4, 1.0):
+        evaluation = EvaluateEveryNStep(ActionRewardEnv(length=5), n=1, n_steps=4000,
+                                        epsilon=epsilon, seed=1)
+        returns[epsilon] = evaluation.evaluate(agent)
+        assert evaluation.episodes == [800]
+    assert returns[0.0] == 5.0
+    assert abs(returns[0.4] - 4.0) < 0.1 and abs(returns[1.0] - 2.5) < 0.15
+
+
+def test_evaluation_step_budget_runs_whole_episodes():
+    from rlcore import EvaluateEveryNStep
+
+    # Dopamine's rule: start episodes while fewer than n_steps steps were taken, finish each
+    evaluation = EvaluateEveryNStep(LineEnv(length=3), n=2, n_steps=7)
+    run(RandomPolicy(seed=0), LineEnv(length=3), StopAfterStep(4), evaluation)
+    assert evaluation.episodes == [3, 3] and evaluation.returns == [3.0, 3.0]
+    evaluation = EvaluateEveryNStep(LineEnv(length=3), n=2, n_steps=6)
+    run(RandomPolicy(seed=0), LineEnv(length=3), StopAfterStep(2), evaluation)
+    assert evaluation.episodes == [2]
+
+
+def test_evaluation_step_budget_and_epsilon_are_validated():
+    from rlcore import EvaluateEveryNStep
+
+    with pytest.raises(ValueError, match="n_steps must be a positive int, got 0"):
+        EvaluateEveryNStep(LineEnv(), n_steps=0)
+    with pytest.raises(ValueError, match=r"epsilon must be a number in \[0, 1\], got 1.5"):
+        EvaluateEveryNStep(LineEnv(), epsilon=1.5)
+    with pytest.raises(ValueError, match="epsilon=0.1 needs a policy with an explorer field.*"
+                                         "RandomPolicy"):
+        EvaluateEveryNStep(LineEnv(), epsilon=0.1).evaluate(RandomPolicy(seed=0))

@@ -4,7 +4,7 @@ import pytest
 
 import ale_py  # noqa: F401  (a test dependency)
 
-from rlcore import EvaluateEveryNStep, run  # noqa: E402
+from rlcore import CircularArrayBuffer, EvaluateEveryNStep, FrameStackBuffer, run  # noqa: E402
 from rlzoo.experiments import registry  # noqa: E402
 from rlzoo.experiments.common import find_hook  # noqa: E402
 
@@ -20,6 +20,9 @@ def test_dopamine_settings():
         assert (p["epsilon_stable"], p["epsilon_decay_steps"]) == (0.01, 250_000)
         assert p["capacity"] == 1_000_000 and p["sticky_action_probability"] == 0.25
         assert p["eval_every"] == 250_000 and p["steps"] == 50_000_000
+        # Dopamine's evaluation and single-frame replay
+        assert (p["eval_steps"], p["eval_epsilon"]) == (125_000, 0.001)
+        assert p["frame_stack_replay"] is True
     assert registry.parameters("Dopamine_Rainbow_Atari")["n_step"] == 3
     assert registry.parameters("Dopamine_IQN_Atari")["n_tau"] == 64
 
@@ -27,13 +30,28 @@ def test_dopamine_settings():
 @pytest.mark.parametrize("name", ATARI)
 def test_500_frames_smoke(name, one_thread):
     # 125 agent steps x frame skip 4 = 500 frames; learning starts after 64 steps so the
-    # update and the target sync run too; one short evaluation episode at the end
+    # update and the target sync run too; a short ε = 0.001 evaluation at the end: whole
+    # episodes of at most 50 steps until 30 steps are taken
     experiment = registry.make(name, 0, steps=125, capacity=500, min_replay_history=64,
-                               target_update_freq=40, eval_every=125, eval_episodes=1,
+                               target_update_freq=40, eval_every=125, eval_steps=30,
                                max_episode_steps=50)
     hook = run(experiment)
     learner = experiment.policy.policy.learner
     assert learner.update_step == 125
     assert learner.loss_value is not None and bool(learner.loss_value.isfinite())
     assert experiment.env.state().shape == (4, 84, 84)
-    assert find_hook(hook, EvaluateEveryNStep).steps == [125]
+    evaluation = find_hook(hook, EvaluateEveryNStep)
+    assert evaluation.steps == [125] and evaluation.episodes[0] >= 1
+    assert (evaluation.n_steps, evaluation.epsilon) == (30, 0.001)
+    # the replay stored single frames: about one 84x84 frame per step, not four
+    state = experiment.policy.trajectory["state"]
+    assert type(state) is FrameStackBuffer and state.capacity == 501
+    assert state.n_frames < 1.3 * len(state)
+
+
+def test_stacked_replay_and_episode_evaluation_stay_available():
+    experiment = registry.make("Dopamine_DQN_Atari", 0, steps=10, capacity=100,
+                               frame_stack_replay=False, eval_steps=None, eval_episodes=2)
+    assert type(experiment.policy.trajectory["state"]) is CircularArrayBuffer
+    evaluation = find_hook(experiment.hook, EvaluateEveryNStep)
+    assert evaluation.n_steps is None and evaluation.n_episodes == 2
