@@ -3,7 +3,7 @@ Stable-Baselines3 and Tianshou, all configured identically, in one process.
 
     python benchmarks/dqn_framework_cost.py [--steps 20000] [--repeats 3] [--only ours,bare]
 
-The work: CartPole-v1, one environment, an MLP 4-64-64-2 (ReLU), Adam (lr 1e-3, ``foreach``
+The work: CartPole-v1, one environment, an MLP 4-64-64-2 (ReLU), Adam (lr 1e-3, ``fused``
 implementation for ours and the bare loop, each library's default otherwise), Huber loss,
 γ = 0.99, a replay of 20,000 transitions, batch 64, one gradient step per env step after 1,000
 warm-up steps, a hard target sync every 500 env steps, no double DQN, ε decaying linearly from 1
@@ -44,7 +44,7 @@ def bare(n_steps, seed):
     obs, _ = env.reset(seed=seed)
     q = mlp(seed)
     target = copy.deepcopy(q)
-    optimizer = torch.optim.Adam(q.parameters(), lr=LR, foreach=True)  # as rlzoo's experiments
+    optimizer = torch.optim.Adam(q.parameters(), lr=LR, fused=True)  # as rlzoo's experiments
     states = np.zeros((CAPACITY, 4), np.float32)
     next_states = np.zeros((CAPACITY, 4), np.float32)
     actions = np.zeros(CAPACITY, np.int64)
