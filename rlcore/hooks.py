@@ -24,7 +24,7 @@ import attrs
 from rlcore.dispatch import dispatch, generic
 from rlcore.stages import (
     POST_EPISODE_STAGE, AbstractStage, PostActStage, PostEpisodeStage, PostExperimentStage,
-    PreActStage, PreEpisodeStage,
+    PreActStage, PreEpisodeStage, PreExperimentStage,
 )
 
 __all__ = [
@@ -283,9 +283,20 @@ def on_stage(hook, stage, policy, env):  # noqa: F811
     hook.f(policy, env)
 
 
-def _optional_positive(instance, attribute, value):
-    if value is not None:
-        _positive(instance, attribute, value)
+def _int_count(value):
+    """A numpy int as a Python int (the stop conditions take Python ints); anything else as is."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def _optional_count(instance, attribute, value):
+    """``None`` or an int >= 1 (numpy ints too; a bool is not a count)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{attribute.name} must be a positive int or None, got {value!r} "
+                         f"({type(value).__name__})")
 
 
 def _probability(instance, attribute, value):
@@ -310,18 +321,20 @@ class EvaluateEveryNStep(AbstractHook):
     Machado et al. 2018) is ``n_steps=125_000, epsilon=0.001``: with ``n_steps`` set, an
     evaluation starts episodes while fewer than ``n_steps`` steps have been taken and runs each
     to its end (so at least one episode, and at least ``n_steps`` steps), and averages all of
-    them; ``n_episodes`` is then unused. With ``epsilon > 0`` the policy acts ε-greedily: it must
-    have an ``explorer`` (e.g. a ``QBasedPolicy``), which is replaced, in a copy of the policy
-    used only for evaluation, by the hook's own constant-ε ``EpsilonGreedyExplorer`` drawing from
-    the hook's ``rng``; the training explorer's step, schedule and random numbers are untouched,
-    so a training run is the same with and without evaluations (for learners whose action values
-    draw no random numbers). With ``epsilon=0`` the policy's own explorers act greedily in test
-    mode, as in RL.jl.
+    them. Give ``n_episodes`` or ``n_steps``, not both (a ``ValueError`` otherwise); with neither,
+    ``n_episodes`` becomes 10. With ``epsilon > 0`` the policy acts ε-greedily: it must have an
+    ``explorer`` (e.g. a ``QBasedPolicy``; checked when the experiment starts, before any
+    training step), which is replaced, in a copy of the policy used only for evaluation, by the
+    hook's own constant-ε ``EpsilonGreedyExplorer`` drawing from the hook's ``rng``; the training
+    explorer's step, schedule and random numbers are untouched, so a training run is the same
+    with and without evaluations (for learners whose action values draw no random numbers, or
+    draw them in test mode from a generator of their own, as ``IQNLearner`` does). With
+    ``epsilon=0`` the policy's own explorers act greedily in test mode, as in RL.jl.
 
-    Keyword arguments: ``env`` (required, not the training env), ``n=1000``, ``n_episodes=10``,
-    ``verbose=False``; keyword only: ``n_steps=None`` (an int >= 1 for a step budget),
-    ``epsilon=0.0`` (in [0, 1]), ``rng`` (a ``numpy.random.Generator``) or ``seed`` for the
-    evaluation explorer.
+    Keyword arguments: ``env`` (required, not the training env), ``n=1000``,
+    ``n_episodes=None`` (an int >= 1; 10 when ``n_steps`` is not given), ``verbose=False``;
+    keyword only: ``n_steps=None`` (an int >= 1 for a step budget), ``epsilon=0.0`` (in
+    [0, 1]), ``rng`` (a ``numpy.random.Generator``) or ``seed`` for the evaluation explorer.
 
     >>> from rlcore import RandomPolicy, StopAfterStep, run
     >>> from rlenvs import RandomWalk1D
@@ -333,13 +346,15 @@ class EvaluateEveryNStep(AbstractHook):
 
     env: object
     n: int = attrs.field(default=1000, validator=_positive)
-    n_episodes: int = attrs.field(default=10, validator=_positive)
+    n_episodes: object = attrs.field(default=None, converter=_int_count,
+                                     validator=_optional_count)
     verbose: bool = False
     steps: list = attrs.field(factory=list)
     returns: list = attrs.field(factory=list)
     seconds: float = 0.0
     t: int = 0
-    n_steps: object = attrs.field(default=None, validator=_optional_positive, kw_only=True)
+    n_steps: object = attrs.field(default=None, converter=_int_count,
+                                  validator=_optional_count, kw_only=True)
     epsilon: float = attrs.field(default=0.0, validator=_probability, kw_only=True)
     rng: object = attrs.field(default=None, repr=False, kw_only=True)
     seed: object = attrs.field(default=None, kw_only=True)
@@ -348,6 +363,12 @@ class EvaluateEveryNStep(AbstractHook):
     def __attrs_post_init__(self):
         from rlcore.utils.random import make_rng
 
+        if self.n_episodes is not None and self.n_steps is not None:
+            raise ValueError(f"EvaluateEveryNStep: give n_episodes (a number of episodes) or "
+                             f"n_steps (a step budget of whole episodes), not both; got "
+                             f"n_episodes={self.n_episodes!r}, n_steps={self.n_steps!r}")
+        if self.n_steps is None and self.n_episodes is None:
+            self.n_episodes = 10
         self.rng = make_rng(self.rng, self.seed)
 
     def evaluate(self, policy):
@@ -374,19 +395,34 @@ class EvaluateEveryNStep(AbstractHook):
         self.episodes.append(len(totals))
         return sum(totals) / len(totals)
 
+    def check_policy(self, policy):
+        """Raise a ``ValueError`` if ``policy`` (or an ``Agent``'s inner policy) cannot be
+        evaluated: with ``epsilon > 0`` it needs an ``explorer`` field."""
+        from rlcore.policies.agent import Agent
+
+        inner = policy.policy if isinstance(policy, Agent) else policy
+        if self.epsilon != 0.0 and (getattr(inner, "explorer", None) is None
+                                    or not attrs.has(type(inner))):
+            raise ValueError(f"EvaluateEveryNStep with epsilon={self.epsilon} needs a policy with "
+                             f"an explorer field (e.g. QBasedPolicy), got "
+                             f"{type(inner).__name__}")
+        return inner
+
     def _epsilon_greedy(self, inner):
         """A copy of ``inner`` acting through a constant-ε explorer of the hook's ``rng``."""
         from rlcore.explorers.epsilon_greedy_explorer import EpsilonGreedyExplorer
 
-        explorer = getattr(inner, "explorer", None)
-        if explorer is None or not attrs.has(type(inner)):
-            raise ValueError(f"EvaluateEveryNStep with epsilon={self.epsilon} needs a policy with "
-                             f"an explorer field (e.g. QBasedPolicy), got "
-                             f"{type(inner).__name__}")
+        explorer = self.check_policy(inner).explorer
         evaluation_explorer = EpsilonGreedyExplorer(
             epsilon_stable=self.epsilon, epsilon_init=self.epsilon,
             is_break_tie=getattr(explorer, "is_break_tie", True), rng=self.rng)
         return attrs.evolve(inner, explorer=evaluation_explorer)
+
+
+@dispatch(EvaluateEveryNStep, PreExperimentStage, object, object)
+def on_stage(hook, stage, policy, env):  # noqa: F811
+    """Check the policy before any training step, not at the first evaluation."""
+    hook.check_policy(policy)
 
 
 @dispatch(EvaluateEveryNStep, PostActStage, object, object)

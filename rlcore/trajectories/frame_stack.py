@@ -26,6 +26,8 @@ one frame per step plus at most ``depth - 1`` frames per episode start, and a st
 rebuilt from an overwritten frame.
 """
 
+import warnings
+
 import numpy as np
 
 from rlcore.trajectories.buffers import (
@@ -47,14 +49,27 @@ class FrameStackBuffer(AbstractBuffer):
         dtype: numpy dtype of the frames (default ``uint8``).
         frame_capacity: frames preallocated (default ``None``: ``capacity + depth - 1`` plus a
             reserve of ``max(depth, capacity // 64)`` for episode starts). ``frames`` grows by at
-            least a quarter when the stacks held need more; it never shrinks.
+            least a quarter when the stacks held need more; it never shrinks. While it grows,
+            the old and the new arrays are both alive: the peak is about 2.25 times the frames
+            held (e.g. 16 GB for a moment when 7.2 GB of Atari frames grow by a quarter), so
+            preallocate with ``frame_capacity`` when memory is tight.
 
     It is used, as the state trace of a replay trajectory, through ``frame_stack=True``:
     ``CircularArraySARTTrajectory(capacity, state=((4, 84, 84), np.uint8), frame_stack=True)``.
     Differences from ``CircularArrayBuffer``: there is no ``data`` array (``frames`` and
-    ``positions`` hold the storage; ``nbytes`` counts both), an int index returns a new array,
-    not a view, and elements cannot be assigned (``buffer[i] = x`` raises ``TypeError``) since
-    neighbouring stacks share frames.
+    ``positions`` hold the storage; ``nbytes`` counts both; reading ``data`` raises an
+    ``AttributeError`` saying so); ``physical(indices)`` gives rows of ``positions`` (element
+    slots), whose entries are *frame positions*, so the stacks at ``indices`` are
+    ``frames[positions[physical(indices)] % len(frames)]`` (what ``buffer[indices]`` returns);
+    an int index returns a new array, not a view; elements cannot be assigned
+    (``buffer[i] = x`` raises ``TypeError``) since neighbouring stacks share frames.
+
+    Frames are shared only between stacks that continue each other along the stack axis, the
+    first axis. If the frames held average more than two per stack once the buffer is full (or
+    holds 1,000 stacks; never in a buffer of fewer than ``4 * depth`` stacks), a
+    ``RuntimeWarning`` is emitted, once: the stacks do not continue each other, most likely
+    because the stack axis is last (e.g. ``(84, 84, 4)`` where ``(4, 84, 84)`` is needed), and
+    the buffer saves less than half the memory of plain stacks, or none.
 
     >>> b = FrameStackBuffer(10, shape=(3, 2), dtype=np.uint8)
     >>> frames = np.arange(12, dtype=np.uint8).reshape(6, 2)
@@ -65,7 +80,7 @@ class FrameStackBuffer(AbstractBuffer):
     """
 
     __slots__ = ("capacity", "shape", "dtype", "depth", "frame_shape", "frames", "positions",
-                 "_start", "_fast", "_frame_end", "_bits")
+                 "_start", "_fast", "_frame_end", "_bits", "_warned")
 
     def __init__(self, capacity, shape, dtype=np.uint8, frame_capacity=None):
         self.capacity = _as_capacity(capacity)
@@ -89,6 +104,7 @@ class FrameStackBuffer(AbstractBuffer):
         self._len = 0
         self._end = 0
         self._frame_end = 0  # frame position one past the newest frame written
+        self._warned = False  # the no-sharing RuntimeWarning was emitted
         # Frames are compared bit for bit (0.0 and -0.0 differ, a NaN equals itself), so a
         # shared frame is always the exact frame pushed.
         self._bits = np.dtype((np.void, self.dtype.itemsize)) \
@@ -101,6 +117,13 @@ class FrameStackBuffer(AbstractBuffer):
         if self._len == 0:
             return 0
         return self._frame_end - int(self.positions[self._start, 0])
+
+    @property
+    def data(self):
+        """Not available: raises ``AttributeError`` (the stacks share frames)."""
+        raise AttributeError("a FrameStackBuffer has no data array: its stacks share frames; "
+                             "use buffer[indices] or gather(indices) for stacks, or "
+                             "frames[positions[physical(indices)] % len(frames)]")
 
     @property
     def nbytes(self):
@@ -172,6 +195,23 @@ class FrameStackBuffer(AbstractBuffer):
             self.positions[self._start] = row
             self._start = self._start + 1 if self._start + 1 < cap else 0
         self._end += 1
+        if not self._warned and self._len >= max(min(cap, 1000), 4 * depth):
+            self._warn_if_unshared()
+
+    def _warn_if_unshared(self):
+        """Warn once if the stacks held average more than two frames each."""
+        n_frames = self.n_frames
+        if n_frames <= 2 * self._len:
+            return
+        self._warned = True
+        warnings.warn(
+            f"FrameStackBuffer of shape {self.shape} holds {n_frames} frames of shape "
+            f"{self.frame_shape} for {self._len} stacks ({n_frames / self._len:.1f} per stack, "
+            f"where stacks of one episode share all but one): its stacks do not continue each "
+            f"other along the first (stack) axis. Most likely the stack axis is last (e.g. "
+            f"(84, 84, 4)); it must come first (e.g. (4, 84, 84)). Otherwise the episodes are "
+            f"too short to share frames: use frame_stack=False",
+            RuntimeWarning, stacklevel=2)
 
     def pop(self):
         """Remove and return the newest stack (a new array); its own frames are released."""

@@ -9,11 +9,17 @@ Shape convention: the network maps ``(state (batch, *state_shape), taus (batch, 
 ``τ ~ U(0, 1)``. Learning: ``N = n_tau`` online fractions τ and ``N' = n_tau_prime`` target
 fractions τ'; ``a* = argmax_a mean_j Z'_τ'j(s', a)`` over the same target samples; target
 ``r + γ^k (1 − terminal) Z'_τ'j(s', a*)``; loss: quantile Huber loss at τ, summed over the N
-fractions and averaged over the N' targets. Fractions come from the learner's own
-``torch.Generator`` (``seed``).
+fractions and averaged over the N' targets. Fractions come from three ``torch.Generator``
+objects of the learner, all seeded from ``seed``: ``generator`` for the updates,
+``acting_generator`` for acting in training, ``evaluation_generator`` for acting in test mode
+(``testmode``, the model in eval mode), so neither acting nor an evaluation ever shifts the τ
+draws of the updates, and a training run is the same with and without evaluations.
 """
 
+import numbers
+
 import attrs
+import numpy as np
 import torch
 
 from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
@@ -43,7 +49,9 @@ class IQNLearner(AbstractLearner):
     :class:`rlzoo.dqns.networks.ImplicitQuantileNetwork`; required),
     ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``n_tau=64``, ``n_tau_prime=64``,
     ``n_tau_act=32``, ``kappa=1.0``, ``min_replay_history=1000``, ``update_freq=1``,
-    ``target_update_freq=100``, ``rho=0.0``, ``seed=0`` (fractions τ).
+    ``target_update_freq=100``, ``rho=0.0``, ``seed=0`` (an int >= 0: the fractions τ; the
+    updates draw from ``torch_generator(seed)``, acting from two generators seeded by
+    ``numpy.random.SeedSequence(seed).spawn(2)``).
     """
 
     approximator: object = attrs.field(validator=check_approximator)
@@ -60,6 +68,8 @@ class IQNLearner(AbstractLearner):
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
     seed: int = attrs.field(default=0)
     generator: object = attrs.field(init=False, repr=False)
+    acting_generator: object = attrs.field(init=False, repr=False)
+    evaluation_generator: object = attrs.field(init=False, repr=False)
     target_network: object = attrs.field(init=False, repr=False)
     update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)
     loss_value: object = attrs.field(default=None, init=False, repr=False,
@@ -67,18 +77,29 @@ class IQNLearner(AbstractLearner):
 
     def __attrs_post_init__(self):
         attach_sampler(self)
-        self.generator = torch_generator(self.seed, self.approximator.device)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) \
+                or self.seed < 0:
+            raise ValueError(f"IQNLearner: seed must be an int >= 0, got {self.seed!r}")
+        device = self.approximator.device
+        self.generator = torch_generator(self.seed, device)
+        acting, evaluation = np.random.SeedSequence(int(self.seed)).spawn(2)
+        self.acting_generator = torch_generator(int(acting.generate_state(1)[0]), device)
+        self.evaluation_generator = torch_generator(int(evaluation.generate_state(1)[0]), device)
         self.target_network = make_target_network(self)
 
-    def sample_taus(self, batch_size, n):
-        """``(batch_size, n)`` fractions drawn uniformly from (0, 1)."""
-        return torch.rand(batch_size, n, generator=self.generator,
-                          device=self.approximator.device)
+    def sample_taus(self, batch_size, n, generator=None):
+        """``(batch_size, n)`` fractions drawn uniformly from (0, 1) with ``generator``
+        (default: the update generator)."""
+        return torch.rand(batch_size, n, generator=self.generator if generator is None
+                          else generator, device=self.approximator.device)
 
     def __call__(self, env):
+        # in test mode (the model in eval mode) an evaluation draws from its own generator
+        generator = self.acting_generator if self.approximator.model.training \
+            else self.evaluation_generator
         with torch.no_grad():
             state = state_batch(self.approximator, env)
-            z = self.approximator(state, self.sample_taus(1, self.n_tau_act))
+            z = self.approximator(state, self.sample_taus(1, self.n_tau_act, generator))
             return z[0].mean(dim=0)
 
 

@@ -15,7 +15,8 @@ instead of 28 GB of stacks, and samples the same batches; ``frame_stack_replay=F
 stacks. The evaluation is Dopamine's: after every ``eval_every=250_000`` training steps, ε-greedy
 episodes with ``eval_epsilon=0.001`` are run to their end until at least ``eval_steps=125_000``
 steps are taken, and their mean return is recorded (``EvaluateEveryNStep(n_steps=...,
-epsilon=...)``); ``eval_steps=None`` runs ``eval_episodes`` episodes instead.
+epsilon=...)``); ``eval_steps=None, eval_episodes=k`` runs ``k`` episodes instead (giving
+both is an error; ``eval_steps=None`` alone runs 10).
 
 Difference from Dopamine, stated: ``Dopamine_Rainbow_Atari`` uses Dopamine's Rainbow (C51 +
 prioritized replay + 3-step returns, no dueling or noisy layers) by default; ``dueling=True,
@@ -24,16 +25,15 @@ noisy=True`` gives the full Rainbow of Hessel et al.
 
 import torch
 
-from rlcore import (
-    Agent, BatchSampler, EvaluateEveryNStep, Experiment, NStepBatchSampler, QBasedPolicy,
-    StopAfterStep, TotalRewardPerEpisode,
-)
+from rlcore import BatchSampler, NStepBatchSampler
 from rlenvs import AtariEnv
 from rlzoo.dqns import (
     DistributionalNetwork, DQNLearner, ImplicitQuantileNetwork, IQNLearner, NatureCNN, QNetwork,
     RainbowLearner,
 )
-from rlzoo.experiments.common import approximator, epsilon_greedy, replay_for, spawn_seeds
+from rlzoo.experiments.common import (
+    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds,
+)
 from rlzoo.experiments.registry import register
 
 __all__ = ["Dopamine_DQN_Atari", "Dopamine_Rainbow_Atari", "Dopamine_IQN_Atari", "atari_env"]
@@ -59,13 +59,11 @@ def _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_st
          eval_every, eval_episodes, eval_steps, eval_epsilon, progress, verbose, description):
     """``Agent(QBasedPolicy(learner, ε-greedy), trajectory)`` for ``steps`` env steps, with
     Dopamine's evaluation (see the module docstring)."""
-    evaluation = EvaluateEveryNStep(eval_env, n=eval_every, n_episodes=eval_episodes,
-                                    n_steps=eval_steps, epsilon=eval_epsilon, seed=s[6],
-                                    verbose=verbose)
-    explorer = epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps)
-    return Experiment(Agent(QBasedPolicy(learner, explorer), trajectory), env,
-                      StopAfterStep(steps, progress=progress),
-                      TotalRewardPerEpisode() + evaluation, description)
+    return dqn_experiment(learner, epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps),
+                          trajectory, env, eval_env, steps=steps, eval_every=eval_every,
+                          eval_episodes=eval_episodes, eval_steps=eval_steps,
+                          eval_epsilon=eval_epsilon, eval_seed=s[6], stop_at=None,
+                          progress=progress, verbose=verbose, description=description)
 
 
 @register("DQN on an Atari game, Dopamine's settings (RMSProp, 1-step, target every 8k steps)")
@@ -75,7 +73,7 @@ def Dopamine_DQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", l
                        epsilon_stable=0.01, epsilon_decay_steps=250_000,
                        sticky_action_probability=0.25, max_episode_steps=27_000,
                        eval_every=250_000, eval_steps=125_000, eval_epsilon=0.001,
-                       eval_episodes=10, frame_stack_replay=True, progress=False, verbose=False):
+                       eval_episodes=None, frame_stack_replay=True, progress=False, verbose=False):
     s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
                                           sticky_action_probability, capacity, False,
                                           frame_stack_replay)
@@ -101,7 +99,7 @@ def Dopamine_Rainbow_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu
                            epsilon_stable=0.01, epsilon_decay_steps=250_000,
                            sticky_action_probability=0.25, max_episode_steps=27_000,
                            eval_every=250_000, eval_steps=125_000, eval_epsilon=0.001,
-                           eval_episodes=10, frame_stack_replay=True, progress=False,
+                           eval_episodes=None, frame_stack_replay=True, progress=False,
                            verbose=False):
     s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
                                           sticky_action_probability, capacity, True,
@@ -129,7 +127,7 @@ def Dopamine_IQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", l
                        epsilon_stable=0.01, epsilon_decay_steps=250_000,
                        sticky_action_probability=0.25, max_episode_steps=27_000,
                        eval_every=250_000, eval_steps=125_000, eval_epsilon=0.001,
-                       eval_episodes=10, frame_stack_replay=True, progress=False, verbose=False):
+                       eval_episodes=None, frame_stack_replay=True, progress=False, verbose=False):
     s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
                                           sticky_action_probability, capacity, False,
                                           frame_stack_replay)

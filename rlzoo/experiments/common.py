@@ -61,11 +61,20 @@ class StopWhenEvaluated(AbstractStopCondition):
 
 
 def dqn_experiment(learner, explorer, trajectory, env, eval_env, *, steps, eval_every,
-                   eval_episodes, stop_at, progress, verbose, description):
+                   eval_episodes, stop_at, progress, verbose, description, eval_steps=None,
+                   eval_epsilon=0.0, eval_seed=None):
     """``Agent(QBasedPolicy(learner, explorer), trajectory)`` run for ``steps`` env steps with
     a ``TotalRewardPerEpisode`` and an ``EvaluateEveryNStep`` hook; stops early once an
-    evaluation reaches ``stop_at`` (when not ``None``)."""
+    evaluation reaches ``stop_at`` (when not ``None``).
+
+    The evaluation runs every ``eval_every`` steps on ``eval_env``, for ``eval_episodes``
+    episodes or (Dopamine's protocol) whole episodes until ``eval_steps`` steps are taken: give
+    one of them, or neither for 10 episodes. ``eval_epsilon`` (default 0: greedy) is the
+    evaluation's constant ε, drawn from a generator seeded with ``eval_seed``; see
+    ``EvaluateEveryNStep``.
+    """
     evaluation = EvaluateEveryNStep(eval_env, n=eval_every, n_episodes=eval_episodes,
+                                    n_steps=eval_steps, epsilon=eval_epsilon, seed=eval_seed,
                                     verbose=verbose)
     stop = StopAfterStep(steps, progress=progress)
     if stop_at is not None:

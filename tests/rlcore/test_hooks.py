@@ -221,10 +221,48 @@ def test_evaluation_step_budget_runs_whole_episodes():
 def test_evaluation_step_budget_and_epsilon_are_validated():
     from rlcore import EvaluateEveryNStep
 
-    with pytest.raises(ValueError, match="n_steps must be a positive int, got 0"):
+    with pytest.raises(ValueError, match=r"n_steps must be a positive int or None, got 0 \(int\)"):
         EvaluateEveryNStep(LineEnv(), n_steps=0)
     with pytest.raises(ValueError, match=r"epsilon must be a number in \[0, 1\], got 1.5"):
         EvaluateEveryNStep(LineEnv(), epsilon=1.5)
     with pytest.raises(ValueError, match="epsilon=0.1 needs a policy with an explorer field.*"
                                          "RandomPolicy"):
         EvaluateEveryNStep(LineEnv(), epsilon=0.1).evaluate(RandomPolicy(seed=0))
+
+
+def test_evaluation_step_budget_accepts_numpy_ints_and_rejects_bools():
+    from rlcore import EvaluateEveryNStep
+
+    evaluation = EvaluateEveryNStep(LineEnv(length=3), n=2, n_steps=np.int64(7))
+    run(RandomPolicy(seed=0), LineEnv(length=3), StopAfterStep(2), evaluation)
+    assert evaluation.episodes == [3]
+    assert EvaluateEveryNStep(LineEnv(), n_episodes=np.int32(3)).n_episodes == 3
+    for bad in (True, np.bool_(True), 2.0, "5"):
+        with pytest.raises(ValueError, match=r"n_steps must be a positive int or None, got "):
+            EvaluateEveryNStep(LineEnv(), n_steps=bad)
+    with pytest.raises(ValueError, match=r"n_episodes must be a positive int or None, got True "
+                                         r"\(bool\)"):
+        EvaluateEveryNStep(LineEnv(), n_episodes=True)
+
+
+def test_evaluation_takes_n_episodes_or_n_steps_not_both():
+    from rlcore import EvaluateEveryNStep
+
+    assert EvaluateEveryNStep(LineEnv()).n_episodes == 10  # neither: 10 episodes
+    assert EvaluateEveryNStep(LineEnv(), n_steps=5).n_episodes is None
+    assert EvaluateEveryNStep(LineEnv(), n=3, n_episodes=4).n_episodes == 4
+    with pytest.raises(ValueError, match="give n_episodes .* or n_steps .*, not both; got "
+                                         "n_episodes=10, n_steps=125000"):
+        EvaluateEveryNStep(LineEnv(), n_episodes=10, n_steps=125_000)
+
+
+def test_epsilon_evaluation_of_a_policy_without_explorer_fails_before_training():
+    from rlcore import DoEveryNStep, EvaluateEveryNStep
+
+    steps = []
+    counter = DoEveryNStep(lambda t, policy, env: steps.append(t), n=1)
+    evaluation = EvaluateEveryNStep(LineEnv(), n=250_000, n_steps=10, epsilon=0.001)
+    with pytest.raises(ValueError, match="epsilon=0.001 needs a policy with an explorer field.*"
+                                         "RandomPolicy"):
+        run(RandomPolicy(seed=0), LineEnv(length=3), StopAfterStep(300_000), counter + evaluation)
+    assert steps == [] and evaluation.steps == []  # not a single training step was taken

@@ -5,6 +5,8 @@ replaces: fed the same stacks (or the same recorded run), both must give identic
 identical samples for identical sampler seeds.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -17,6 +19,7 @@ from rlcore import (
     NStepBatchSampler, RandomPolicy, StopAfterStep, run,
 )
 from rlcore.envs.base import AbstractEnv
+from rlcore.envs.traits import FULL_ACTION_SET
 from rlcore.trajectories.samplers import _circular_layout
 
 
@@ -51,6 +54,7 @@ def _operations(draw):
     return depth, frame_shape, capacity, frame_capacity, ops, seed
 
 
+@pytest.mark.filterwarnings("ignore:FrameStackBuffer of shape:RuntimeWarning")  # short episodes
 @settings(max_examples=150, deadline=None)
 @given(_operations())
 def test_buffer_matches_circular_array_buffer(case):
@@ -124,6 +128,52 @@ def test_memory_is_about_one_frame_per_step():
         > 3.9 * fs.nbytes
 
 
+def test_channels_last_stacks_warn_once_naming_the_stack_axis():
+    # an episode's stacks with the stack axis last, (6, 6, 4): consecutive stacks share no
+    # first-axis rows, so the buffer stores about 6 rows ("frames") per stack instead of 1
+    rng = np.random.default_rng(0)
+    channels_last = [x.transpose(1, 2, 0) for x in _episode_stacks(rng, 40, 4, (6, 6))]
+    fs = FrameStackBuffer(24, (6, 6, 4), np.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for x in channels_last[:23]:  # not full yet: no warning
+            fs.push(x)
+    with pytest.warns(RuntimeWarning, match=r"FrameStackBuffer of shape \(6, 6, 4\) holds 144 "
+                                            r"frames .* for 24 stacks .*stack axis is last"):
+        fs.push(channels_last[23])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once only
+        for x in channels_last[24:]:
+            fs.push(x)
+    np.testing.assert_array_equal(fs[-1], channels_last[-1])  # still correct, only wasteful
+
+
+def test_stack_axis_first_does_not_warn():
+    # the same frames stacked along the first axis, in episodes of 3 to 6 steps (an episode
+    # start costs depth - 1 extra frames): at most 2 frames per stack, no warning
+    rng = np.random.default_rng(0)
+    fs = FrameStackBuffer(50, (4, 6, 6), np.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(40):
+            for x in _episode_stacks(rng, int(rng.integers(3, 7)), 4, (6, 6)):
+                fs.push(x)
+    assert fs.isfull and fs.n_frames <= 2 * len(fs)
+
+
+def test_there_is_no_data_array_and_physical_gives_rows_of_positions():
+    rng = np.random.default_rng(0)
+    fs = FrameStackBuffer(5, (3, 2), np.uint8)
+    for x in _episode_stacks(rng, 8, 3, (2,)):
+        fs.push(x)
+    with pytest.raises(AttributeError, match="FrameStackBuffer has no data array"):
+        fs.data  # noqa: B018
+    indices = np.array([0, 2, 4])
+    np.testing.assert_array_equal(
+        fs.frames[fs.positions[fs.physical(indices)] % len(fs.frames)], fs[indices])
+
+
+@pytest.mark.filterwarnings("ignore:FrameStackBuffer of shape:RuntimeWarning")
 def test_frames_grow_when_episode_starts_need_more_and_stay_correct():
     # one-step episodes of distinct frames need depth frames a step: the ring must grow, and
     # every stack must still be the one pushed
@@ -241,11 +291,24 @@ class StackedFramesEnv(AbstractEnv):
         return spaces.Box(0, 255, (self.depth, *self.frame_shape), np.uint8)
 
 
-def _record_and_sample(make_trajectory, depth, frame_shape, capacity, steps, seed):
+class MaskedStackedFramesEnv(StackedFramesEnv):
+    """``StackedFramesEnv`` under FULL_ACTION_SET: one of the 3 actions, set by the newest frame,
+    is illegal, so the legal-action masks vary from step to step."""
+
+    ActionStyle = FULL_ACTION_SET
+
+    def legal_action_space(self, player=None):
+        illegal = int(self.stack[-1].sum()) % 3
+        return [a for a in range(3) if a != illegal]
+
+
+def _record_and_sample(make_trajectory, depth, frame_shape, capacity, steps, seed,
+                       env_cls=StackedFramesEnv, **trajectory_kwargs):
     """Run a random agent, sampling from its trajectory every few steps with each sampler (and
     updating priorities); return the trajectory and every batch (or error message)."""
-    env = StackedFramesEnv(depth, frame_shape, max_length=2 * capacity, seed=seed)
-    trajectory = make_trajectory(capacity, state=((depth, *frame_shape), np.uint8))
+    env = env_cls(depth, frame_shape, max_length=2 * capacity, seed=seed)
+    trajectory = make_trajectory(capacity, state=((depth, *frame_shape), np.uint8),
+                                 **trajectory_kwargs)
     samplers = [BatchSampler(3, seed=seed), NStepBatchSampler(3, 0.9, 3, seed=seed)]
     rng = np.random.default_rng(seed)
     batches = []
@@ -267,6 +330,7 @@ def _record_and_sample(make_trajectory, depth, frame_shape, capacity, steps, see
     return trajectory, batches
 
 
+@pytest.mark.filterwarnings("ignore:FrameStackBuffer of shape:RuntimeWarning")  # short episodes
 @pytest.mark.parametrize("cls", [CircularArraySARTTrajectory, CircularArrayPSARTTrajectory])
 @settings(max_examples=50, deadline=None)
 @given(depth=st.integers(1, 4), frame_shape=st.sampled_from([(), (2,), (2, 2)]),
@@ -284,6 +348,36 @@ def test_trajectory_samples_match_stacked_states(cls, depth, frame_shape, capaci
             assert a == b
             continue
         assert a.keys() == b.keys()
+        for key in b:
+            np.testing.assert_array_equal(a[key], b[key], strict=True)
+
+
+@pytest.mark.filterwarnings("ignore:FrameStackBuffer of shape:RuntimeWarning")  # short episodes
+@settings(max_examples=30, deadline=None)
+@given(depth=st.integers(1, 4), frame_shape=st.sampled_from([(), (2,)]),
+       capacity=st.integers(3, 8), steps=st.integers(1, 120), seed=st.integers(0, 2**16))
+def test_slart_trajectory_samples_match_stacked_states(depth, frame_shape, capacity, steps,
+                                                       seed):
+    # the legal_actions_mask path of the samplers, with masks that vary from step to step
+    cls, mask = CircularArraySLARTTrajectory, ((3,), bool)
+    plain, expected = _record_and_sample(cls, depth, frame_shape, capacity, steps, seed,
+                                         MaskedStackedFramesEnv, legal_actions_mask=mask)
+    framed, got = _record_and_sample(cls, depth, frame_shape, capacity, steps, seed,
+                                     MaskedStackedFramesEnv, legal_actions_mask=mask,
+                                     frame_stack=True)
+    assert type(framed["state"]) is FrameStackBuffer
+    np.testing.assert_array_equal(framed["state"].to_array(), plain["state"].to_array(),
+                                  strict=True)
+    np.testing.assert_array_equal(framed["legal_actions_mask"].to_array(),
+                                  plain["legal_actions_mask"].to_array(), strict=True)
+    assert len(got) == len(expected)
+    for a, b in zip(got, expected, strict=True):
+        if isinstance(b, str):
+            assert a == b
+            continue
+        assert a.keys() == b.keys()
+        assert {"legal_actions_mask", "next_legal_actions_mask"} <= b.keys()
+        assert not b["legal_actions_mask"].all()  # one action illegal in every state
         for key in b:
             np.testing.assert_array_equal(a[key], b[key], strict=True)
 

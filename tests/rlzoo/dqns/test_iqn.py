@@ -65,3 +65,46 @@ def test_loss_decreases_and_target_waits_for_sync():
     assert same(before, params(learner.target_network.target_model))
     update(learner, t, LineEnv(), PRE_ACT_STAGE)
     assert same(params(net), params(learner.target_network.target_model))
+
+
+def test_training_is_bit_identical_with_and_without_an_epsilon_evaluation():
+    # acting and evaluating draw τ from generators of their own, never the update generator
+    from rlcore import EvaluateEveryNStep, StopAfterStep, TotalRewardPerEpisode, run
+    from rlzoo.experiments import registry
+    from rlzoo.experiments.common import find_hook
+
+    def train(with_evaluation):
+        experiment = registry.make(
+            "IQN_CartPole", 0, steps=300, batch_size=16, hidden=16, n_tau=8, n_tau_prime=8,
+            n_tau_act=8, n_cos=8, min_replay_history=64, target_update_freq=50,
+            epsilon_decay_steps=300, eval_every=10**6)
+        hook = TotalRewardPerEpisode()
+        evaluation = None
+        if with_evaluation:
+            eval_env = find_hook(experiment.hook, EvaluateEveryNStep).env
+            evaluation = EvaluateEveryNStep(eval_env, n=150, n_steps=40, epsilon=0.5, seed=1)
+            hook = hook + evaluation
+        run(experiment.policy, experiment.env, StopAfterStep(300), hook)
+        return experiment.policy, evaluation
+
+    (a, evaluation), (b, _) = train(True), train(False)
+    assert evaluation.steps == [150, 300] and min(evaluation.episodes) >= 1
+    learner_a, learner_b = a.policy.learner, b.policy.learner
+    assert learner_a.update_step == learner_b.update_step == 300
+    for p, q in zip(learner_a.approximator.model.parameters(),
+                    learner_b.approximator.model.parameters(), strict=True):
+        assert torch.equal(p, q)
+    assert a.trajectory["action"][:].tolist() == b.trajectory["action"][:].tolist()
+    for name in ("generator", "acting_generator"):
+        assert torch.equal(getattr(learner_a, name).get_state(),
+                           getattr(learner_b, name).get_state())
+    # the evaluation drew from the evaluation generator only
+    assert not torch.equal(learner_a.evaluation_generator.get_state(),
+                           learner_b.evaluation_generator.get_state())
+
+
+def test_seed_is_validated():
+    net = ImplicitQuantileNetwork(4, 2, hidden=(8,), n_cos=4, seed=0)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="seed must be an int >= 0, got"):
+            IQNLearner(approximator=approximator(net, 1e-3), seed=bad)

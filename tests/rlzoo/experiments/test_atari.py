@@ -23,6 +23,7 @@ def test_dopamine_settings():
         # Dopamine's evaluation and single-frame replay
         assert (p["eval_steps"], p["eval_epsilon"]) == (125_000, 0.001)
         assert p["frame_stack_replay"] is True
+        assert p["eval_episodes"] is None  # a step budget, not a number of episodes
     assert registry.parameters("Dopamine_Rainbow_Atari")["n_step"] == 3
     assert registry.parameters("Dopamine_IQN_Atari")["n_tau"] == 64
 
@@ -55,3 +56,16 @@ def test_stacked_replay_and_episode_evaluation_stay_available():
     assert type(experiment.policy.trajectory["state"]) is CircularArrayBuffer
     evaluation = find_hook(experiment.hook, EvaluateEveryNStep)
     assert evaluation.n_steps is None and evaluation.n_episodes == 2
+
+
+def test_evaluation_takes_a_step_budget_or_episodes_not_both():
+    evaluation = find_hook(registry.make("Dopamine_IQN_Atari", 0, steps=10, capacity=100).hook,
+                           EvaluateEveryNStep)
+    assert (evaluation.n_steps, evaluation.n_episodes, evaluation.epsilon) == \
+        (125_000, None, 0.001)
+    evaluation = find_hook(registry.make("Dopamine_DQN_Atari", 0, steps=10, capacity=100,
+                                         eval_steps=None).hook, EvaluateEveryNStep)
+    assert (evaluation.n_steps, evaluation.n_episodes) == (None, 10)
+    with pytest.raises(ValueError, match="give n_episodes .* or n_steps .*, not both; got "
+                                         "n_episodes=5, n_steps=125000"):
+        registry.make("Dopamine_Rainbow_Atari", 0, steps=10, capacity=100, eval_episodes=5)
