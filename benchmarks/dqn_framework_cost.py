@@ -88,7 +88,8 @@ def _dqn_experiment(n_steps, seed):
 
     return registry.make(
         "DQN_CartPole", seed, steps=n_steps, is_double=False, capacity=CAPACITY,
-        batch_size=BATCH, min_replay_history=WARMUP, target_update_freq=TARGET_EVERY, lr=LR,
+        batch_size=BATCH, min_replay_history=WARMUP, update_freq=1,
+        target_update_freq=TARGET_EVERY, lr=LR,
         gamma=GAMMA, epsilon_stable=EPS_END, epsilon_decay_steps=EPS_STEPS,
         eval_every=10 * n_steps)
 
