@@ -31,7 +31,8 @@ import warnings
 import numpy as np
 
 from rlcore.trajectories.buffers import (
-    AbstractBuffer, _as_capacity, _as_shape, _check_element, _CHECK_DOC, _init_element,
+    AbstractBuffer, CircularArrayBuffer, _array_array, _array_check, _as_capacity, _as_shape,
+    _dummy_element, _init_element,
 )
 
 __all__ = ["FrameStackBuffer"]
@@ -145,13 +146,13 @@ class FrameStackBuffer(AbstractBuffer):
             p += run
         self.frames = new
 
-    # --- the AbstractBuffer API
-    def check(self, x):
-        if type(x) is np.ndarray and x.dtype is self.dtype and x.shape == self.shape:
-            return x
-        return _check_element(self, x)
+    # --- the AbstractBuffer API (shared with CircularArrayBuffer where it reads the same)
 
-    check.__doc__ = _CHECK_DOC
+    check = _array_check
+    isfull = CircularArrayBuffer.isfull
+    _physical_unchecked = CircularArrayBuffer._physical_unchecked
+    __array__ = _array_array
+    dummy = _dummy_element
 
     def push(self, x):
         """Append the stack ``x``, overwriting the oldest when full; unchanged on error."""
@@ -232,11 +233,6 @@ class FrameStackBuffer(AbstractBuffer):
         self._end = 0
         self._frame_end = 0
 
-    @property
-    def isfull(self):
-        """Whether the buffer holds ``capacity`` stacks (the next push overwrites the oldest)."""
-        return self._len == self.capacity
-
     def _continues(self, bits):
         """Whether the stack (as ``bits``) continues the newest: ``new[:-1] == newest[1:]``."""
         if self.depth == 1:
@@ -249,14 +245,6 @@ class FrameStackBuffer(AbstractBuffer):
     def _slot(self, i):
         i += self._start
         return i - self.capacity if i >= self.capacity else i
-
-    def _physical_unchecked(self, indices):
-        """Rows of ``positions`` (element slots) of normalised logical ``indices``."""
-        if isinstance(indices, int):
-            return self._slot(indices)
-        p = indices + self._start
-        p[p >= self.capacity] -= self.capacity
-        return p
 
     def _stack_frames(self, slots):
         return self.frames[self.positions[slots] % len(self.frames)]
@@ -277,14 +265,6 @@ class FrameStackBuffer(AbstractBuffer):
     def to_array(self):
         """A copy of the stacks in logical order, shape ``(len, depth, *frame_shape)``."""
         return self.gather(np.arange(self._len))
-
-    def __array__(self, dtype=None, copy=None):
-        a = self.to_array()
-        return a if dtype is None else a.astype(dtype, copy=False)
-
-    def dummy(self):
-        """A stack of zeros."""
-        return np.zeros(self.shape, self.dtype)
 
     def __repr__(self):
         return (f"FrameStackBuffer(capacity={self.capacity}, shape={self.shape}, "

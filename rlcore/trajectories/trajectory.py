@@ -82,7 +82,7 @@ def _circular_sart_traces(capacity, state, action, reward, terminal, frame_stack
 def _named_repr(self, **extra):
     fields = [f"capacity={self.capacity}"] if getattr(self, "capacity", None) else []
     fields += [f"{k}={_show(v)}" for k, v in self.specs.items()]
-    if getattr(self, "frame_stack", False):
+    if type(self.traces.get("state")) is FrameStackBuffer:
         fields.append("frame_stack=True")
     fields += [f"{k}={v!r}" for k, v in extra.items()]
     return f"{type(self).__name__}({', '.join(fields)}, len={len(self)})"
@@ -124,7 +124,6 @@ class CircularArraySARTTrajectory(AbstractTrajectory):
         self.capacity = _as_capacity(capacity)
         self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal,
                                                    frame_stack)
-        self.frame_stack = bool(frame_stack)
         super().__init__(**traces)
 
     __repr__ = _named_repr
@@ -152,7 +151,6 @@ class CircularArraySLARTTrajectory(AbstractTrajectory):
         self.capacity = _as_capacity(capacity)
         self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal,
                                                    frame_stack)
-        self.frame_stack = bool(frame_stack)
         self.specs["legal_actions_mask"] = _spec("legal_actions_mask", legal_actions_mask)
         traces["legal_actions_mask"] = CircularArrayBuffer(self.capacity + 1,
                                                            *self.specs["legal_actions_mask"])
@@ -187,7 +185,6 @@ class CircularArrayPSARTTrajectory(AbstractTrajectory):
         self.capacity = _as_capacity(capacity)
         self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal,
                                                    frame_stack)
-        self.frame_stack = bool(frame_stack)
         traces["priority"] = SumTree(self.capacity, initial_max_priority=initial_priority)
         self.initial_priority = initial_priority
         super().__init__(**traces)
