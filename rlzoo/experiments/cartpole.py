@@ -17,7 +17,7 @@ from rlzoo.dqns import (
     RainbowLearner, REMDQNLearner,
 )
 from rlzoo.experiments.common import (
-    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds,
+    approximator, dqn_experiment, epsilon_greedy, replay_for, replay_sampler, spawn_seeds,
 )
 from rlzoo.experiments.registry import register
 
@@ -82,8 +82,7 @@ def DQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=2.3e-3, batch_size=12
     # defaults, one step of 64 per env step, a 50,000 replay: 12,000-23,000).
     s, env, eval_env, trajectory = _setup(seed, capacity)
     net = QNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden), dueling=dueling, seed=s[2])
-    sampler = (BatchSampler(batch_size, seed=s[4]) if n_step == 1
-               else NStepBatchSampler(n_step, gamma, batch_size, seed=s[4]))
+    sampler = replay_sampler(n_step, gamma, batch_size, s[4])
     learner = DQNLearner(
         approximator=approximator(net, lr, device, max_grad_norm=max_grad_norm),
         sampler=sampler, gamma=gamma, loss=loss,

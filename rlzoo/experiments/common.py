@@ -10,13 +10,14 @@ import numpy as np
 import torch
 
 from rlcore import (
-    AbstractStopCondition, Agent, CircularArrayPSARTTrajectory, CircularArraySARTTrajectory,
-    ComposedStopCondition, EpsilonGreedyExplorer, EvaluateEveryNStep, Experiment,
-    NeuralNetworkApproximator, QBasedPolicy, StopAfterStep, TotalRewardPerEpisode,
+    AbstractStopCondition, Agent, BatchSampler, CircularArrayPSARTTrajectory,
+    CircularArraySARTTrajectory, ComposedStopCondition, EpsilonGreedyExplorer, EvaluateEveryNStep,
+    Experiment, NeuralNetworkApproximator, NStepBatchSampler, QBasedPolicy, StopAfterStep,
+    TotalRewardPerEpisode,
 )
 
-__all__ = ["spawn_seeds", "approximator", "epsilon_greedy", "replay_for", "StopWhenEvaluated",
-           "dqn_experiment", "find_hook"]
+__all__ = ["spawn_seeds", "approximator", "epsilon_greedy", "replay_for", "replay_sampler",
+           "StopWhenEvaluated", "dqn_experiment", "find_hook"]
 
 
 def spawn_seeds(seed, n):
@@ -45,6 +46,14 @@ def replay_for(env, capacity, *, prioritized=False, frame_stack=False):
     space = env.state_space()
     cls = CircularArrayPSARTTrajectory if prioritized else CircularArraySARTTrajectory
     return cls(capacity, state=(space.shape, space.dtype), frame_stack=frame_stack)
+
+
+def replay_sampler(n_step, gamma, batch_size, seed):
+    """A ``BatchSampler`` for 1-step returns, else an ``NStepBatchSampler`` of ``n_step`` steps
+    discounted by ``gamma``."""
+    if n_step == 1:
+        return BatchSampler(batch_size, seed=seed)
+    return NStepBatchSampler(n_step, gamma, batch_size, seed=seed)
 
 
 @attrs.define

@@ -21,12 +21,11 @@ does reach the flag; with Gymnasium's 200 steps they need the settings here.
 import numpy as np
 import torch
 
-from rlcore import BatchSampler, NStepBatchSampler
 from rlenvs import MountainCarEnv
 from rlzoo.dqns import BasicDQNLearner, DQNLearner, QNetwork
 from rlzoo.dqns.networks import mlp, seeded_init
 from rlzoo.experiments.common import (
-    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds,
+    approximator, dqn_experiment, epsilon_greedy, replay_for, replay_sampler, spawn_seeds,
 )
 from rlzoo.experiments.registry import register
 
@@ -67,11 +66,6 @@ def q_network(env, hidden, normalize_state, dueling, seed, body_seed):
     return QNetwork(2, 3, body=body, n_features=hidden, dueling=dueling, seed=seed)
 
 
-def _sampler(n_step, gamma, batch_size, seed):
-    return (BatchSampler(batch_size, seed=seed) if n_step == 1
-            else NStepBatchSampler(n_step, gamma, batch_size, seed=seed))
-
-
 @register("Basic DQN (no target network) on MountainCar")
 def BasicDQN_MountainCar(seed=0, *, steps=100_000, device="cpu", lr=1e-4, batch_size=64,
                          hidden=64, normalize_state=True, dueling=False, gamma=0.995,
@@ -91,7 +85,7 @@ def BasicDQN_MountainCar(seed=0, *, steps=100_000, device="cpu", lr=1e-4, batch_
     net = q_network(env, hidden, normalize_state, dueling, s[2], s[5])
     learner = BasicDQNLearner(
         approximator=approximator(net, lr, device, max_grad_norm=max_grad_norm),
-        sampler=_sampler(n_step, gamma, batch_size, s[4]), gamma=gamma, loss=loss,
+        sampler=replay_sampler(n_step, gamma, batch_size, s[4]), gamma=gamma, loss=loss,
         min_replay_history=min_replay_history, update_freq=update_freq)
     explorer = epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps,
                               epsilon_init=epsilon_init)
@@ -118,7 +112,7 @@ def DQN_MountainCar(seed=0, *, steps=60_000, device="cpu", lr=2e-3, batch_size=6
     net = q_network(env, hidden, normalize_state, dueling, s[2], s[5])
     learner = DQNLearner(
         approximator=approximator(net, lr, device, max_grad_norm=max_grad_norm),
-        sampler=_sampler(n_step, gamma, batch_size, s[4]), gamma=gamma, loss=loss,
+        sampler=replay_sampler(n_step, gamma, batch_size, s[4]), gamma=gamma, loss=loss,
         min_replay_history=min_replay_history, update_freq=update_freq,
         target_update_freq=target_update_freq, is_double=is_double)
     explorer = epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps,
