@@ -3,8 +3,9 @@ Stable-Baselines3 and Tianshou, all configured identically, in one process.
 
     python benchmarks/dqn_framework_cost.py [--steps 20000] [--repeats 3] [--only ours,bare]
 
-The work: CartPole-v1, one environment, an MLP 4-64-64-2 (ReLU), Adam (lr 1e-3, ``fused``
-implementation for ours and the bare loop, each library's default otherwise), Huber loss,
+The work: CartPole-v1, one environment, an MLP 4-64-64-2 (ReLU), Adam (lr 1e-3; for ours and the
+bare loop rlzoo's optimiser, ``rlcore.FusedAdam``; ``bare_torch_adam`` is the bare loop with
+``torch.optim.Adam(fused=True)``, each library's default otherwise), Huber loss,
 γ = 0.99, a replay of 20,000 transitions, batch 64, one gradient step per env step after 1,000
 warm-up steps, a hard target sync every 500 env steps, no double DQN, ε decaying linearly from 1
 to 0.05 over 10,000 steps, 20,000 env steps, one torch thread, no evaluation. Each repeat runs
@@ -37,14 +38,21 @@ def mlp(seed):
                                torch.nn.ReLU(), torch.nn.Linear(64, 2))
 
 
-def bare(n_steps, seed):
-    """One hand-written loop: numpy ring buffer, torch MLP, Adam, target copy."""
+def bare(n_steps, seed, torch_adam=False):
+    """One hand-written loop: numpy ring buffer, torch MLP, Adam, target copy. The optimiser is
+    rlzoo's (``rlcore.FusedAdam``: the same work as ours), or with ``torch_adam``
+    ``torch.optim.Adam(fused=True)`` (the same parameters, a slower step)."""
     rng = np.random.default_rng(seed)
     env = gym.make("CartPole-v1")
     obs, _ = env.reset(seed=seed)
     q = mlp(seed)
     target = copy.deepcopy(q)
-    optimizer = torch.optim.Adam(q.parameters(), lr=LR, fused=True)  # as rlzoo's experiments
+    if torch_adam:
+        optimizer = torch.optim.Adam(q.parameters(), lr=LR, fused=True)
+    else:
+        from rlcore import FusedAdam
+
+        optimizer = FusedAdam(q.parameters(), lr=LR)  # as rlzoo's experiments
     states = np.zeros((CAPACITY, 4), np.float32)
     next_states = np.zeros((CAPACITY, 4), np.float32)
     actions = np.zeros(CAPACITY, np.int64)
@@ -81,6 +89,10 @@ def bare(n_steps, seed):
         if (t + 1) % TARGET_EVERY == 0:
             target.load_state_dict(q.state_dict())
     return n_steps / (time.perf_counter() - start)
+
+
+def bare_torch_adam(n_steps, seed):
+    return bare(n_steps, seed, torch_adam=True)
 
 
 def _dqn_experiment(n_steps, seed):
@@ -171,9 +183,10 @@ class _TianshouNet(torch.nn.Module):
         return self.net(torch.as_tensor(obs, dtype=torch.float32)), state
 
 
-CONTENDERS = {"bare": bare, "ours": ours, "ours_with_hooks": ours_with_hooks, "sb3": sb3,
+CONTENDERS = {"bare": bare, "bare_torch_adam": bare_torch_adam, "ours": ours, "ours_with_hooks": ours_with_hooks, "sb3": sb3,
               "tianshou": tianshou}
-LABELS = {"bare": "bare hand-written loop (numpy ring buffer, torch MLP)",
+LABELS = {"bare": "bare hand-written loop (numpy ring buffer, torch MLP, rlcore.FusedAdam)",
+          "bare_torch_adam": "the bare loop with torch.optim.Adam(fused=True)",
           "ours": "rlzoo DQN_CartPole through run (no hook)",
           "ours_with_hooks": "the same with the experiment's hooks",
           "sb3": "Stable-Baselines3 DQN", "tianshou": "Tianshou DQN (Collector + update)"}

@@ -7,6 +7,7 @@ learning step. Device placement lives here and nowhere else.
 from rlcore.approximators.base import AbstractApproximator
 from rlcore.approximators.linear_approximator import LinearApproximator
 from rlcore.approximators.neural_network_approximator import NeuralNetworkApproximator
+from rlcore.approximators.optim import FusedAdam
 from rlcore.approximators.tabular_approximator import (
                                                        InvDecay,
                                                        TabularQApproximator,
@@ -14,5 +15,5 @@ from rlcore.approximators.tabular_approximator import (
 )
 from rlcore.approximators.target_network import TargetNetwork
 
-__all__ = ["AbstractApproximator", "InvDecay", "LinearApproximator", "NeuralNetworkApproximator",
+__all__ = ["AbstractApproximator", "FusedAdam", "InvDecay", "LinearApproximator", "NeuralNetworkApproximator",
            "TabularQApproximator", "TabularVApproximator", "TargetNetwork"]

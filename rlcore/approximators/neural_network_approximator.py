@@ -16,6 +16,8 @@ from rlcore.utils.validators import real_in
 
 __all__ = ["NeuralNetworkApproximator"]
 
+_TORCH_ZERO_GRAD = torch.optim.Optimizer.zero_grad
+
 
 def _check_max_grad_norm(instance, attribute, value):
     if value is not None:
@@ -95,7 +97,15 @@ def update(app, loss):  # noqa: F811
     value = loss.item()
     if not math.isfinite(value):
         raise FloatingPointError(f"loss is {value}; no optimiser step was taken")
-    app.optimizer.zero_grad(set_to_none=True)
+    optimizer = app.optimizer
+    if type(optimizer).zero_grad is _TORCH_ZERO_GRAD:
+        # what torch's zero_grad(set_to_none=True) does, without its profiler record (about
+        # 10 µs per call on a CPU, a few percent of a small network's gradient step)
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                p.grad = None
+    else:  # an optimiser with its own zero_grad
+        optimizer.zero_grad(set_to_none=True)
     loss.backward()
     if app.max_grad_norm is not None:
         torch.nn.utils.clip_grad_norm_(app.model.parameters(), app.max_grad_norm)

@@ -1,0 +1,150 @@
+"""FusedAdam: the same parameters as torch.optim.Adam step for step, its state interchangeable
+with Adam's, frozen parameters skipped, clear errors."""
+
+import copy
+
+import pytest
+import torch
+
+from rlcore import FusedAdam
+
+
+def mlp(seed=0, dtype=torch.float32):
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(),
+                               torch.nn.Linear(16, 2)).to(dtype)
+
+
+def train(model, optimizer, steps, seed=1, scheduler=None):
+    g = torch.Generator().manual_seed(seed)
+    dtype = next(model.parameters()).dtype
+    for _ in range(steps):
+        x = torch.randn(8, 4, generator=g).to(dtype)
+        optimizer.zero_grad(set_to_none=True)
+        (model(x) ** 2).mean().backward()
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+
+
+def assert_same(a, b):
+    for pa, pb in zip(a.parameters(), b.parameters()):
+        torch.testing.assert_close(pa, pb, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"weight_decay": 0.01},
+                                    {"betas": (0.5, 0.9), "eps": 1e-3, "lr": 0.05}])
+def test_matches_torch_adam(kwargs):
+    a, b = mlp(), mlp()
+    train(a, torch.optim.Adam(a.parameters(), fused=True, **kwargs), 30)
+    train(b, FusedAdam(b.parameters(), **kwargs), 30)
+    assert_same(a, b)
+    c = mlp()
+    train(c, torch.optim.Adam(c.parameters(), **kwargs), 30)  # the plain implementation
+    for pa, pc in zip(a.parameters(), c.parameters()):
+        torch.testing.assert_close(pa, pc, atol=1e-6, rtol=1e-5)
+
+
+def test_float64_parameters_match_torch_adam():
+    a, b = mlp(dtype=torch.float64), mlp(dtype=torch.float64)
+    train(a, torch.optim.Adam(a.parameters(), fused=True), 10)
+    train(b, FusedAdam(b.parameters()), 10)
+    assert_same(a, b)
+
+
+def test_parameter_groups_and_a_scheduler_match_torch_adam():
+    def groups(model):
+        return [{"params": model[0].parameters(), "lr": 0.01},
+                {"params": model[2].parameters(), "weight_decay": 0.1}]
+
+    a, b = mlp(), mlp()
+    oa = torch.optim.Adam(groups(a), lr=1e-3, fused=True)
+    ob = FusedAdam(groups(b), lr=1e-3)
+    train(a, oa, 20, scheduler=torch.optim.lr_scheduler.StepLR(oa, 5, gamma=0.5))
+    train(b, ob, 20, scheduler=torch.optim.lr_scheduler.StepLR(ob, 5, gamma=0.5))
+    assert_same(a, b)
+    assert ob.param_groups[0]["lr"] == pytest.approx(0.01 * 0.5 ** 4)
+
+
+def test_frozen_parameters_are_skipped_and_unfrozen_ones_join():
+    a, b = mlp(), mlp()
+    a[0].requires_grad_(False)
+    b[0].requires_grad_(False)
+    frozen = b[0].weight.detach().clone()
+    oa, ob = torch.optim.Adam(a.parameters(), fused=True), FusedAdam(b.parameters())
+    train(a, oa, 5)
+    train(b, ob, 5)
+    assert torch.equal(b[0].weight, frozen)
+    assert "exp_avg" not in ob.state[b[0].weight]
+    assert_same(a, b)
+    a[0].requires_grad_(True)
+    b[0].requires_grad_(True)
+    train(a, oa, 5, seed=2)
+    train(b, ob, 5, seed=2)
+    assert_same(a, b)
+    assert not torch.equal(b[0].weight, frozen)
+
+
+def test_state_dict_round_trips_with_torch_adam():
+    a, b = mlp(), mlp()
+    oa, ob = torch.optim.Adam(a.parameters(), fused=True), FusedAdam(b.parameters())
+    train(a, oa, 7)
+    train(b, ob, 7)
+    # Adam's state into FusedAdam and FusedAdam's into Adam: training goes on identically
+    c, d = mlp(), mlp()
+    c.load_state_dict(a.state_dict())
+    d.load_state_dict(b.state_dict())
+    oc, od = FusedAdam(c.parameters()), torch.optim.Adam(d.parameters(), fused=True)
+    # deep copies: state_dict() hands out the live moment tensors
+    oc.load_state_dict(copy.deepcopy(oa.state_dict()))
+    od.load_state_dict(copy.deepcopy(ob.state_dict()))
+    for model, optimizer in ((a, oa), (b, ob), (c, oc), (d, od)):
+        train(model, optimizer, 5, seed=3)
+    assert_same(a, c)
+    assert_same(a, d)
+    assert_same(a, b)
+    assert float(oc.state[c[0].weight]["step"]) == 12
+
+
+def test_closure_loss_is_returned():
+    model = mlp()
+    optimizer = FusedAdam(model.parameters())
+
+    def closure():
+        optimizer.zero_grad()
+        loss = (model(torch.ones(2, 4)) ** 2).mean()
+        loss.backward()
+        return loss
+
+    assert optimizer.step(closure).shape == ()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"lr": 0.0}, "lr must be a number > 0, got 0.0"),
+    ({"lr": "0.1"}, "lr must be a number > 0"),
+    ({"betas": (0.9, 1.0)}, r"betas must be two numbers in \[0, 1\), got \(0.9, 1.0\)"),
+    ({"betas": (0.9,)}, "betas must be two numbers"),
+    ({"eps": -1e-8}, "eps must be a number > 0"),
+    ({"weight_decay": -0.1}, "weight_decay must be a number >= 0, got -0.1"),
+])
+def test_bad_hyper_parameters_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        FusedAdam(mlp().parameters(), **kwargs)
+
+
+def test_mixed_dtypes_in_one_group_fail_clearly():
+    model = mlp()
+    model[2].double()
+    optimizer = FusedAdam(model.parameters())
+    (model[2](model[0](torch.ones(1, 4)).double()) ** 2).sum().backward()
+    with pytest.raises(TypeError, match="must share one device and floating dtype"):
+        optimizer.step()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_matches_torch_adam():
+    a, b = mlp().cuda(), mlp().cuda()
+    train(a, torch.optim.Adam(a.parameters(), fused=True), 10)
+    train(b, FusedAdam(b.parameters()), 10)
+    assert_same(a, b)
