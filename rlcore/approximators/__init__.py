@@ -15,5 +15,6 @@ from rlcore.approximators.tabular_approximator import (
 )
 from rlcore.approximators.target_network import TargetNetwork
 
-__all__ = ["AbstractApproximator", "FusedAdam", "InvDecay", "LinearApproximator", "NeuralNetworkApproximator",
-           "TabularQApproximator", "TabularVApproximator", "TargetNetwork"]
+__all__ = ["AbstractApproximator", "FusedAdam", "InvDecay", "LinearApproximator",
+           "NeuralNetworkApproximator", "TabularQApproximator", "TabularVApproximator",
+           "TargetNetwork"]

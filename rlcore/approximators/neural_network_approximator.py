@@ -98,7 +98,7 @@ def update(app, loss):  # noqa: F811
     if not math.isfinite(value):
         raise FloatingPointError(f"loss is {value}; no optimiser step was taken")
     optimizer = app.optimizer
-    if type(optimizer).zero_grad is _TORCH_ZERO_GRAD:
+    if type(optimizer).zero_grad is _TORCH_ZERO_GRAD and "zero_grad" not in optimizer.__dict__:
         # what torch's zero_grad(set_to_none=True) does, without its profiler record (about
         # 10 µs per call on a CPU, a few percent of a small network's gradient step)
         for group in optimizer.param_groups:

@@ -100,3 +100,36 @@ def test_cuda_update_equals_cpu_update():
     update(gpu, torch.nn.functional.mse_loss(gpu(x), y.to(gpu.device)))
     for p_cpu, p_gpu in zip(cpu.model.parameters(), gpu.model.parameters()):
         torch.testing.assert_close(p_gpu.cpu(), p_cpu, atol=1e-5, rtol=1e-5)
+
+
+def test_update_clears_the_gradients_of_every_group_and_honours_an_own_zero_grad():
+    app = make()
+    model = app.model
+    app.optimizer = torch.optim.Adam([{"params": model[0].parameters()},
+                                      {"params": model[2].parameters(), "lr": 0.01}])
+    x, y = batch()
+    stale = [torch.full_like(p, 1e6) for p in model.parameters()]
+    for p, g in zip(model.parameters(), stale):
+        p.grad = g.clone()  # must not leak into the step
+    reference = make()
+    reference.optimizer = torch.optim.Adam([{"params": reference.model[0].parameters()},
+                                            {"params": reference.model[2].parameters(),
+                                             "lr": 0.01}])
+    update(app, torch.nn.functional.mse_loss(app(x), y))
+    update(reference, torch.nn.functional.mse_loss(reference(x), y))
+    for a, b in zip(params(app), params(reference)):
+        torch.testing.assert_close(a, b, atol=0, rtol=0)
+
+    calls = []
+
+    class OwnZeroGrad(torch.optim.SGD):
+        def zero_grad(self, set_to_none=True):
+            calls.append(set_to_none)
+            super().zero_grad(set_to_none)
+
+    app.optimizer = OwnZeroGrad(model.parameters(), lr=0.1)
+    update(app, torch.nn.functional.mse_loss(app(x), y))
+    app.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    app.optimizer.zero_grad = lambda set_to_none=True: calls.append("instance")
+    update(app, torch.nn.functional.mse_loss(app(x), y))
+    assert calls == [True, "instance"]

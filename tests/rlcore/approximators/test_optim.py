@@ -45,6 +45,15 @@ def test_matches_torch_adam(kwargs):
         torch.testing.assert_close(pa, pc, atol=1e-6, rtol=1e-5)
 
 
+def test_numpy_learning_rates_are_accepted():
+    import numpy as np
+
+    a, b = mlp(), mlp()
+    train(a, torch.optim.Adam(a.parameters(), lr=np.float32(0.01), fused=True), 5)
+    train(b, FusedAdam(b.parameters(), lr=np.float32(0.01)), 5)
+    assert_same(a, b)
+
+
 def test_float64_parameters_match_torch_adam():
     a, b = mlp(dtype=torch.float64), mlp(dtype=torch.float64)
     train(a, torch.optim.Adam(a.parameters(), fused=True), 10)
@@ -106,8 +115,9 @@ def test_state_dict_round_trips_with_torch_adam():
     assert float(oc.state[c[0].weight]["step"]) == 12
 
 
-def test_closure_loss_is_returned():
+def test_closure_loss_is_returned_and_the_step_taken():
     model = mlp()
+    before = model[0].weight.detach().clone()
     optimizer = FusedAdam(model.parameters())
 
     def closure():
@@ -116,12 +126,141 @@ def test_closure_loss_is_returned():
         loss.backward()
         return loss
 
-    assert optimizer.step(closure).shape == ()
+    loss = optimizer.step(closure)
+    assert loss.shape == () and loss.grad_fn is not None
+    assert not torch.equal(model[0].weight, before)
+
+
+def test_random_gradient_subsets_match_torch_adam():
+    """Parameters gain and lose gradients from step to step: the same parameters and per-
+    parameter step counts as Adam."""
+    a, b = mlp(), mlp()
+    oa, ob = torch.optim.Adam(a.parameters(), fused=True), FusedAdam(b.parameters())
+    g = torch.Generator().manual_seed(0)
+    for i in range(30):
+        keep = torch.rand(4, generator=g) < 0.6
+        x = torch.randn(8, 4, generator=g)
+        for model, optimizer in ((a, oa), (b, ob)):
+            optimizer.zero_grad(set_to_none=True)
+            (model(x) ** 2).mean().backward()
+            for p, k in zip(model.parameters(), keep):
+                if not k:
+                    p.grad = None
+            optimizer.step()
+        if i == 15:  # a state-dict round trip on the way
+            ob.load_state_dict(copy.deepcopy(ob.state_dict()))
+    assert_same(a, b)
+    assert [float(oa.state[p]["step"]) for p in a.parameters()] == \
+        [float(ob.state[p]["step"]) for p in b.parameters()]
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle", "torch.save"])
+def test_a_copied_optimizer_keeps_training_like_the_original(how, tmp_path):
+    import pickle
+
+    model = mlp()
+    optimizer = FusedAdam(model.parameters())
+    train(model, optimizer, 3)
+    if how == "deepcopy":
+        model2, optimizer2 = copy.deepcopy((model, optimizer))
+    elif how == "pickle":
+        model2, optimizer2 = pickle.loads(pickle.dumps((model, optimizer)))
+    else:
+        torch.save((model, optimizer), tmp_path / "both.pt")
+        model2, optimizer2 = torch.load(tmp_path / "both.pt", weights_only=False)
+    train(model, optimizer, 3, seed=2)
+    train(model2, optimizer2, 3, seed=2)
+    assert_same(model, model2)
+    assert float(optimizer2.state[model2[0].weight]["step"]) == 6
+
+
+def test_resetting_the_state_restarts_adam_as_with_torch():
+    a, b = mlp(), mlp()
+    oa, ob = torch.optim.Adam(a.parameters(), fused=True), FusedAdam(b.parameters())
+    train(a, oa, 4)
+    train(b, ob, 4)
+    oa.state.clear()
+    ob.state.clear()
+    train(a, oa, 3, seed=2)
+    train(b, ob, 3, seed=2)
+    assert_same(a, b)
+    assert float(ob.state[b[0].weight]["step"]) == 3
+    # one parameter's moments and step replaced by hand
+    for optimizer, model in ((oa, a), (ob, b)):
+        state = optimizer.state[model[2].bias]
+        state["exp_avg"] = torch.zeros_like(model[2].bias)
+        state["step"] = torch.tensor(0.0)
+    train(a, oa, 3, seed=3)
+    train(b, ob, 3, seed=3)
+    assert_same(a, b)
+
+
+def test_each_parameter_has_its_own_step():
+    model = mlp()
+    optimizer = FusedAdam(model.parameters())
+    train(model, optimizer, 3)
+    optimizer.state[model[0].weight]["step"].zero_()
+    assert float(optimizer.state[model[0].bias]["step"]) == 3
+    steps = [s["step"] for s in optimizer.state_dict()["state"].values()]
+    assert len({id(s) for s in steps}) == len(steps)
+
+
+def test_replacing_a_groups_parameters_steps_the_new_ones():
+    a, b = torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.ones(2))
+    optimizer = FusedAdam([a], lr=0.1)
+    for p in (a, b):
+        p.grad = torch.ones(2)
+    optimizer.step()
+    optimizer.param_groups[0]["params"] = [b]
+    optimizer.step()
+    assert torch.allclose(a, torch.full((2,), 0.9)) and torch.allclose(b, torch.full((2,), 0.9))
+    assert float(optimizer.state[b]["step"]) == 1
+
+
+def test_hooks_and_one_cycle_lr_work_as_with_torch_adam():
+    calls = []
+    a, b = mlp(), mlp()
+    oa = torch.optim.Adam(a.parameters(), lr=1e-3, fused=True)
+    ob = FusedAdam(b.parameters(), lr=1e-3)
+    ob.register_step_pre_hook(lambda *args: calls.append("pre"))
+    ob.register_step_post_hook(lambda *args: calls.append("post"))
+    sa = torch.optim.lr_scheduler.OneCycleLR(oa, max_lr=0.01, total_steps=20)  # cycles betas
+    sb = torch.optim.lr_scheduler.OneCycleLR(ob, max_lr=0.01, total_steps=20)
+    train(a, oa, 20, scheduler=sa)
+    train(b, ob, 20, scheduler=sb)
+    assert_same(a, b)
+    assert calls == ["pre", "post"] * 20
+
+
+@pytest.mark.parametrize("option", ["amsgrad", "maximize", "decoupled_weight_decay"])
+def test_adam_options_it_does_not_implement_fail_at_the_step(option):
+    model = mlp()
+    source = (torch.optim.AdamW(model.parameters()) if option == "decoupled_weight_decay"
+              else torch.optim.Adam(model.parameters(), **{option: True}))
+    train(model, source, 1)
+    optimizer = FusedAdam(model.parameters())
+    optimizer.load_state_dict(source.state_dict())
+    with pytest.raises(ValueError, match=f"does not implement {option}=True"):
+        train(model, optimizer, 1)
+
+
+def test_duplicate_and_complex_parameters_fail_clearly():
+    p = torch.nn.Parameter(torch.ones(2))
+    p.grad = torch.ones(2)
+    with pytest.warns(UserWarning, match="duplicate"):
+        optimizer = FusedAdam([p, p])
+    with pytest.raises(ValueError, match="a parameter appears twice"):
+        optimizer.step()
+    c = torch.nn.Parameter(torch.ones(2, dtype=torch.complex64))
+    c.grad = torch.ones(2, dtype=torch.complex64)
+    with pytest.raises(TypeError, match="real floating parameters, got torch.complex64"):
+        FusedAdam([c]).step()
 
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"lr": 0.0}, "lr must be a number > 0, got 0.0"),
     ({"lr": "0.1"}, "lr must be a number > 0"),
+    ({"lr": True}, "lr must be a number > 0"),
     ({"betas": (0.9, 1.0)}, r"betas must be two numbers in \[0, 1\), got \(0.9, 1.0\)"),
     ({"betas": (0.9,)}, "betas must be two numbers"),
     ({"eps": -1e-8}, "eps must be a number > 0"),
@@ -137,7 +276,7 @@ def test_mixed_dtypes_in_one_group_fail_clearly():
     model[2].double()
     optimizer = FusedAdam(model.parameters())
     (model[2](model[0](torch.ones(1, 4)).double()) ** 2).sum().backward()
-    with pytest.raises(TypeError, match="must share one device and floating dtype"):
+    with pytest.raises(TypeError, match="must share one device and dtype"):
         optimizer.step()
 
 
