@@ -222,10 +222,12 @@ def _take(buffer, positions, cache):
     return buffer.data.take(_rows(buffer, positions, cache), axis=0, mode="wrap")
 
 
-def _sample_circular(layout, traces, batch_size, rng, device):
+def _sample_circular(layout, traces, batch_size, rng, device, out=None):
     """The uniform batch of :meth:`BatchSampler.sample` for a circular SART trajectory (see
     :func:`_circular_layout`), drawn with the same random numbers as the general path; ``None``
     when the trajectory holds fewer than ``batch_size`` transitions (the general path raises).
+    With ``out`` (a :class:`_BatchBuffers`) the arrays are written into its buffers and the
+    batch holds its arrays or tensors instead of new ones.
     """
     state, action, reward, terminal, truncated, mask = layout
     lo = max(reward._end - reward._len, state._end - state._len, action._end - action._len)
@@ -233,6 +235,8 @@ def _sample_circular(layout, traces, batch_size, rng, device):
     if hi - lo < batch_size:
         return None
     absolute = rng.integers(lo, hi, size=batch_size)
+    if out is not None:
+        return out.fill(layout, traces, absolute, lo, hi, rng, device)
     cache = {}
     term, trunc = _take(terminal, absolute, cache), _take(truncated, absolute, cache)
     bad = term & trunc
@@ -267,6 +271,62 @@ def _sample_circular(layout, traces, batch_size, rng, device):
     return batch
 
 
+class _BatchBuffers:
+    """The arrays (and CPU tensors sharing their memory) that a ``BatchSampler`` with
+    ``reuse_buffers=True`` writes each batch of a circular SART trajectory into."""
+
+    def __init__(self, layout, batch_size, device):
+        state, action, reward, terminal, truncated, mask = layout
+        # the trace buffers it was made for (kept alive, so their ids stay theirs); a circular
+        # buffer's storage never changes shape or dtype
+        self.layout, self.ids = layout, [id(buffer) for buffer in layout]
+        self.batch_size, self.device = batch_size, device
+        specs = {"state": state, "action": action}
+        if mask is not None:
+            specs["legal_actions_mask"] = specs["next_legal_actions_mask"] = mask
+        specs.update(next_state=state, reward=reward, terminal=terminal, truncated=truncated)
+        self.arrays = {key: np.empty((batch_size, *buffer.data.shape[1:]), buffer.data.dtype)
+                       for key, buffer in specs.items()}
+        self.tensors = None
+        if device is not None and device.type == "cpu":
+            import torch
+
+            self.tensors = {key: torch.from_numpy(a) for key, a in self.arrays.items()}
+
+    def fill(self, layout, traces, absolute, lo, hi, rng, device):
+        """The batch at stream positions ``absolute`` (padding redrawn as the general path
+        does), written into the buffers."""
+        state, action, reward, terminal, truncated, mask = layout
+        a = self.arrays
+        cache = {}
+        term, trunc = a["terminal"], a["truncated"]
+        terminal.data.take(_rows(terminal, absolute, cache), axis=0, mode="wrap", out=term)
+        truncated.data.take(_rows(truncated, absolute, cache), axis=0, mode="wrap", out=trunc)
+        bad = term & trunc
+        if np.count_nonzero(bad):  # padding drawn: redraw it as the general path does
+            _redraw_padding(traces, absolute, bad, lo, hi, rng)
+            cache = {}
+            terminal.data.take(_rows(terminal, absolute, cache), axis=0, mode="wrap", out=term)
+            truncated.data.take(_rows(truncated, absolute, cache), axis=0, mode="wrap",
+                                out=trunc)
+        state_rows = _rows(state, absolute, cache)
+        state.data.take(state_rows, axis=0, mode="wrap", out=a["state"])
+        state.data.take(state_rows + 1, axis=0, mode="wrap", out=a["next_state"])
+        action.data.take(_rows(action, absolute, cache), axis=0, mode="wrap", out=a["action"])
+        reward.data.take(_rows(reward, absolute, cache), axis=0, mode="wrap", out=a["reward"])
+        if mask is not None:
+            mask_rows = _rows(mask, absolute, cache)
+            mask.data.take(mask_rows, axis=0, mode="wrap", out=a["legal_actions_mask"])
+            mask.data.take(mask_rows + 1, axis=0, mode="wrap", out=a["next_legal_actions_mask"])
+        if device is None:
+            return Batch(a)
+        if self.tensors is not None:
+            return Batch(self.tensors)
+        import torch
+
+        return Batch({key: torch.from_numpy(value).to(device) for key, value in a.items()})
+
+
 class BatchSampler:
     """Draws ``batch_size`` transitions uniformly, with replacement (by priority if prioritized).
 
@@ -277,6 +337,12 @@ class BatchSampler:
         device: ``None`` for numpy arrays, else a torch device (or its name) for tensors.
         rng: a ``numpy.random.Generator`` or an int seed (default: a fresh generator).
         seed: an int seed, instead of ``rng``.
+        reuse_buffers: write every batch into the same arrays (and CPU tensors) instead of new
+            ones (default False). A batch is then valid only until the next one is drawn: for
+            learners that finish with a batch before drawing another, as every ``rlzoo`` learner
+            does; it saves the allocations of about a dozen arrays and tensors per batch. Applies
+            to uniform sampling from the circular replay trajectories (the fast path); other
+            trajectories get new arrays as before.
 
     ``sampler.sample(trajectory)`` (or ``sampler(trajectory)``) returns a :class:`Batch` with
     ``state, action, reward, terminal, truncated, next_state`` (plus ``legal_actions_mask`` and
@@ -294,20 +360,33 @@ class BatchSampler:
     (True, (2,))
     """
 
-    def __init__(self, batch_size, device=None, rng=None, *, seed=None):
+    def __init__(self, batch_size, device=None, rng=None, *, seed=None, reuse_buffers=False):
         self.batch_size = _check_batch_size(batch_size)
         self.device = _check_device(device)
         self.rng = _make_rng(rng, seed)
+        if not isinstance(reuse_buffers, bool):
+            raise TypeError(f"reuse_buffers must be True or False, got {reuse_buffers!r}")
+        self.reuse_buffers = reuse_buffers
+        self._buffers = None
 
     def sample(self, trajectory):
         """A :class:`Batch` of ``batch_size`` transitions of ``trajectory``."""
         traces = trajectory.traces
         layout = _circular_layout(traces)
         if layout is not None:
-            batch = _sample_circular(layout, traces, self.batch_size, self.rng, self.device)
+            out = self._buffers_for(layout) if self.reuse_buffers else None
+            batch = _sample_circular(layout, traces, self.batch_size, self.rng, self.device, out)
             if batch is not None:
                 return batch
         return self._sample_general(trajectory)
+
+    def _buffers_for(self, layout):
+        """The reused buffers, (re)made for another trajectory, batch size or device."""
+        buffers = self._buffers
+        if buffers is None or buffers.ids != list(map(id, layout)) \
+                or buffers.batch_size != self.batch_size or buffers.device != self.device:
+            buffers = self._buffers = _BatchBuffers(layout, self.batch_size, self.device)
+        return buffers
 
     def _sample_general(self, trajectory):
         """:meth:`sample` for any trajectory (the fast path's reference, same random numbers)."""
@@ -324,7 +403,8 @@ class BatchSampler:
     __call__ = sample
 
     def __repr__(self):
-        return f"BatchSampler(batch_size={self.batch_size}, device={self.device})"
+        reuse = ", reuse_buffers=True" if self.reuse_buffers else ""
+        return f"BatchSampler(batch_size={self.batch_size}, device={self.device}{reuse})"
 
 
 class NStepBatchSampler:

@@ -25,14 +25,14 @@ noisy=True`` gives the full Rainbow of Hessel et al.
 
 import torch
 
-from rlcore import BatchSampler, NStepBatchSampler
+from rlcore import NStepBatchSampler
 from rlenvs import AtariEnv
 from rlzoo.dqns import (
     DistributionalNetwork, DQNLearner, ImplicitQuantileNetwork, IQNLearner, NatureCNN, QNetwork,
     RainbowLearner,
 )
 from rlzoo.experiments.common import (
-    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds,
+    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds, uniform_sampler,
 )
 from rlzoo.experiments.registry import register
 
@@ -83,7 +83,7 @@ def Dopamine_DQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", l
     app = approximator(net, lr, device)
     app.optimizer = torch.optim.RMSprop(net.parameters(), lr=lr, alpha=0.95, eps=1e-5,
                                         centered=True)
-    learner = DQNLearner(approximator=app, sampler=BatchSampler(batch_size, seed=s[4]),
+    learner = DQNLearner(approximator=app, sampler=uniform_sampler(batch_size, s[4]),
                          gamma=gamma, loss="huber", min_replay_history=min_replay_history,
                          update_freq=update_freq, target_update_freq=target_update_freq)
     return _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps,

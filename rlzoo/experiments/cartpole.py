@@ -9,7 +9,7 @@ Evaluation: every ``eval_every`` steps, ``eval_episodes`` greedy episodes on a s
 ``stop_at`` (e.g. 195) ends the run at the first evaluation reaching it.
 """
 
-from rlcore import BatchSampler, NStepBatchSampler
+from rlcore import NStepBatchSampler
 from rlenvs import CartPoleEnv
 from rlzoo.dqns import (
     BasicDQNLearner, C51Learner, DistributionalNetwork, DQNLearner, EnsembleQNetwork,
@@ -18,6 +18,7 @@ from rlzoo.dqns import (
 )
 from rlzoo.experiments.common import (
     approximator, dqn_experiment, epsilon_greedy, replay_for, replay_sampler, spawn_seeds,
+    uniform_sampler,
 )
 from rlzoo.experiments.registry import register
 
@@ -60,7 +61,7 @@ def BasicDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size
     s, env, eval_env, trajectory = _setup(seed, capacity)
     net = QNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden), seed=s[2])
     learner = BasicDQNLearner(
-        approximator=approximator(net, lr, device), sampler=BatchSampler(batch_size, seed=s[4]),
+        approximator=approximator(net, lr, device), sampler=uniform_sampler(batch_size, s[4]),
         gamma=gamma, min_replay_history=min_replay_history, update_freq=update_freq)
     return _finish(learner, s, env, eval_env, trajectory, epsilon_stable=epsilon_stable,
                    epsilon_decay_steps=epsilon_decay_steps, steps=steps, eval_every=eval_every,
@@ -104,7 +105,7 @@ def PrioritizedDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batc
     s, env, eval_env, trajectory = _setup(seed, capacity, prioritized=True)
     net = QNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden), seed=s[2])
     learner = PrioritizedDQNLearner(
-        approximator=approximator(net, lr, device), sampler=BatchSampler(batch_size, seed=s[4]),
+        approximator=approximator(net, lr, device), sampler=uniform_sampler(batch_size, s[4]),
         gamma=gamma, is_double=is_double, min_replay_history=min_replay_history,
         update_freq=update_freq, target_update_freq=target_update_freq, alpha=alpha,
         beta_init=beta_init, beta_steps=beta_steps)
@@ -124,7 +125,7 @@ def C51_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64, 
     net = DistributionalNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden), n_atoms=n_atoms,
                                 seed=s[2])
     learner = C51Learner(
-        approximator=approximator(net, lr, device), sampler=BatchSampler(batch_size, seed=s[4]),
+        approximator=approximator(net, lr, device), sampler=uniform_sampler(batch_size, s[4]),
         gamma=gamma, n_atoms=n_atoms, v_min=v_min, v_max=v_max,
         min_replay_history=min_replay_history, update_freq=update_freq,
         target_update_freq=target_update_freq)
@@ -144,7 +145,7 @@ def QRDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64
     net = DistributionalNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden),
                                 n_atoms=n_quantiles, seed=s[2])
     learner = QRDQNLearner(
-        approximator=approximator(net, lr, device), sampler=BatchSampler(batch_size, seed=s[4]),
+        approximator=approximator(net, lr, device), sampler=uniform_sampler(batch_size, s[4]),
         gamma=gamma, n_quantiles=n_quantiles, kappa=kappa,
         min_replay_history=min_replay_history, update_freq=update_freq,
         target_update_freq=target_update_freq)
@@ -165,7 +166,7 @@ def IQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64, 
     net = ImplicitQuantileNetwork(N_STATE, N_ACTIONS, hidden=(hidden,), n_cos=n_cos,
                                   head_hidden=hidden, seed=s[2])
     learner = IQNLearner(
-        approximator=approximator(net, lr, device), sampler=BatchSampler(batch_size, seed=s[4]),
+        approximator=approximator(net, lr, device), sampler=uniform_sampler(batch_size, s[4]),
         gamma=gamma, n_tau=n_tau, n_tau_prime=n_tau_prime, n_tau_act=n_tau_act, kappa=kappa,
         min_replay_history=min_replay_history, update_freq=update_freq,
         target_update_freq=target_update_freq, seed=s[5])
@@ -185,7 +186,7 @@ def REMDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=6
     net = EnsembleQNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden), n_heads=n_heads,
                            seed=s[2])
     learner = REMDQNLearner(
-        approximator=approximator(net, lr, device), sampler=BatchSampler(batch_size, seed=s[4]),
+        approximator=approximator(net, lr, device), sampler=uniform_sampler(batch_size, s[4]),
         gamma=gamma, min_replay_history=min_replay_history, update_freq=update_freq,
         target_update_freq=target_update_freq, seed=s[5])
     return _finish(learner, s, env, eval_env, trajectory, epsilon_stable=epsilon_stable,

@@ -16,7 +16,7 @@ from rlcore import (
 )
 
 __all__ = ["spawn_seeds", "approximator", "epsilon_greedy", "replay_for", "replay_sampler",
-           "StopWhenEvaluated", "dqn_experiment", "find_hook"]
+           "uniform_sampler", "StopWhenEvaluated", "dqn_experiment", "find_hook"]
 
 
 def spawn_seeds(seed, n):
@@ -48,11 +48,17 @@ def replay_for(env, capacity, *, prioritized=False, frame_stack=False):
     return cls(capacity, state=(space.shape, space.dtype), frame_stack=frame_stack)
 
 
+def uniform_sampler(batch_size, seed):
+    """A uniform ``BatchSampler`` that writes each batch into the same buffers
+    (``reuse_buffers=True``: the DQN-family learners are done with a batch before the next)."""
+    return BatchSampler(batch_size, seed=seed, reuse_buffers=True)
+
+
 def replay_sampler(n_step, gamma, batch_size, seed):
-    """A ``BatchSampler`` for 1-step returns, else an ``NStepBatchSampler`` of ``n_step`` steps
-    discounted by ``gamma``."""
+    """:func:`uniform_sampler` for 1-step returns, else an ``NStepBatchSampler`` of ``n_step``
+    steps discounted by ``gamma``."""
     if n_step == 1:
-        return BatchSampler(batch_size, seed=seed)
+        return uniform_sampler(batch_size, seed)
     return NStepBatchSampler(n_step, gamma, batch_size, seed=seed)
 
 

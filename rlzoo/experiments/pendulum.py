@@ -9,11 +9,10 @@ torques.
 import numpy as np
 from gymnasium import spaces
 
-from rlcore import BatchSampler
 from rlenvs import ActionTransformedEnv, PendulumEnv
 from rlzoo.dqns import BasicDQNLearner, QNetwork
 from rlzoo.experiments.common import (
-    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds,
+    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds, uniform_sampler,
 )
 from rlzoo.experiments.registry import register
 
@@ -42,7 +41,7 @@ def BasicDQN_PendulumDiscrete(seed=0, *, steps=50_000, device="cpu", lr=1e-3, ba
     env, eval_env = discrete_pendulum(s[0], n_actions), discrete_pendulum(s[1], n_actions)
     net = QNetwork(3, n_actions, hidden=(hidden, hidden), seed=s[2])
     learner = BasicDQNLearner(
-        approximator=approximator(net, lr, device), sampler=BatchSampler(batch_size, seed=s[4]),
+        approximator=approximator(net, lr, device), sampler=uniform_sampler(batch_size, s[4]),
         gamma=gamma, min_replay_history=min_replay_history, update_freq=update_freq)
     return dqn_experiment(learner, epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps),
                           replay_for(env, capacity), env, eval_env, steps=steps,

@@ -308,10 +308,13 @@ def test_nstep_reward_matches_brute_force(data, n, gamma, capacity):
     masked=st.booleans(),
     device=st.sampled_from([None, "cpu"]),
     seed=st.integers(0, 2**32 - 1),
+    reuse=st.booleans(),
 )
-def test_circular_fast_path_equals_general_path(ends, capacity, batch_size, masked, device, seed):
+def test_circular_fast_path_equals_general_path(ends, capacity, batch_size, masked, device, seed,
+                                                reuse):
     """The uniform fast path for circular SART trajectories (wrapped rings, padding steps that
-    must be redrawn, masks, tensors) gives the general path's batches from the same seed."""
+    must be redrawn, masks, tensors, reused buffers) gives the general path's batches from the
+    same seed."""
     from rlcore.trajectories.samplers import _circular_layout
 
     if masked:
@@ -333,7 +336,7 @@ def test_circular_fast_path_equals_general_path(ends, capacity, batch_size, mask
     extra = {"legal_actions_mask": np.array([True, False, True])} if masked else {}
     t.push(state=np.array([state, -state], np.float32), action=0, **extra)
     assert _circular_layout(t.traces) is not None
-    fast = BatchSampler(batch_size, device=device, rng=seed)
+    fast = BatchSampler(batch_size, device=device, rng=seed, reuse_buffers=reuse)
     general = BatchSampler(batch_size, device=device, rng=seed)
     for _ in range(3):
         try:
@@ -353,6 +356,42 @@ def test_circular_fast_path_equals_general_path(ends, capacity, batch_size, mask
                 assert got[key].dtype == expected[key].dtype, key
                 assert torch.equal(got[key], expected[key]), key
         assert not np.any(np.asarray(got["terminal"]) & np.asarray(got["truncated"]))
+
+
+def test_reused_buffers_are_overwritten_in_place_and_remade_for_another_trajectory():
+    t = int_traj(50)
+    record(t, [(s, s % 2, float(s), False, False) for s in range(30)], final_state=30)
+    sampler = BatchSampler(8, device="cpu", rng=0, reuse_buffers=True)
+    first = sampler(t)
+    kept = {key: value.clone() for key, value in first.items()}
+    second = sampler(t)
+    for key in first:
+        assert second[key] is first[key]  # the same tensor, new contents
+        assert second[key].data_ptr() == first[key].data_ptr()
+    assert not all(torch.equal(kept[key], second[key]) for key in kept)
+    assert torch.equal(second.next_state, second.state + 1)
+    numpy_sampler = BatchSampler(8, rng=0, reuse_buffers=True)
+    assert numpy_sampler(t).state is numpy_sampler(t).state
+    # another trajectory (other shapes): new buffers of its shapes
+    other = CircularArraySARTTrajectory(20, state=((3,), np.float32))
+    for i in range(10):
+        other.push(state=np.full(3, i, np.float32), action=0)
+        other.push(reward=1.0, terminal=False, truncated=False)
+    other.push(state=np.full(3, 10, np.float32), action=0)
+    batch = sampler(other)
+    assert batch.state.shape == (8, 3) and batch.state.dtype == torch.float32
+    assert torch.equal(batch.next_state, batch.state + 1)
+    assert "reuse_buffers=True" in repr(sampler)
+    with pytest.raises(TypeError, match="reuse_buffers must be True or False, got 1"):
+        BatchSampler(8, reuse_buffers=1)
+
+
+def test_reused_buffers_leave_other_trajectories_to_the_general_path():
+    t = ElasticSARTTrajectory(state=((), np.int64))
+    record(t, [(s, 0, 1.0, False, False) for s in range(10)], final_state=10)
+    sampler = BatchSampler(4, rng=0, reuse_buffers=True)
+    a, b = sampler(t), sampler(t)
+    assert a.state is not b.state  # new arrays: the buffers serve circular trajectories only
 
 
 def test_fast_path_is_only_for_uniform_circular_traces():
