@@ -96,7 +96,9 @@ def state_batch(approximator, env):
     """``env.state()`` as a batch of one on the approximator's device."""
     state = env.state()
     if type(state) is np.ndarray and state.dtype == np.float32:  # the common case, fast
-        return torch.from_numpy(state).unsqueeze(0).to(approximator.device)
+        x = torch.from_numpy(state[None])  # a numpy view: one tensor, not two
+        device = approximator.device
+        return x if device.type == "cpu" else x.to(device)
     return approximator.to_device(state).unsqueeze(0)
 
 
