@@ -3,9 +3,10 @@
     python benchmarks/dqn_mountain_car.py [--seeds 0,1,2,3,4] [--only DQN_MountainCar,...]
 
 Each run is the registered experiment with its defaults, evaluated every 5,000 steps by 10 greedy
-episodes, and stopped at the first evaluation >= -150 (the goal) or at its step budget. Prints a
-Markdown table, one "reached -150: k/n" line per experiment and the total wall time. One torch
-thread.
+episodes of at most 200 steps (Gymnasium's limit, whatever the training episodes' limit:
+BasicDQN_MountainCar trains on episodes of up to 5,000 steps), and stopped at the first
+evaluation >= -150 (the goal) or at its step budget. Prints a Markdown table, one "reached -150:
+k/n" line per experiment and the total wall time. One torch thread.
 """
 
 import argparse
