@@ -74,6 +74,15 @@ def _get(name):
         raise UsageError(error.args[0]) from None
 
 
+def _make(name, seed, overrides):
+    """``registry.make``, with a value the experiment rejects (a ``ValueError`` while building
+    it) reported as a usage error naming the experiment; other errors keep their traceback."""
+    try:
+        return registry.make(name, seed, **overrides)
+    except ValueError as error:
+        raise UsageError(f"{name}: {error}") from None
+
+
 def _list(args):
     names = registry.names()
     width = max(map(len, names))
@@ -88,8 +97,7 @@ def _show(args):
     for key, value in registry.parameters(args.name).items():
         print(f"  {key} = {value!r}")
     try:
-        experiment = registry.make(args.name, args.seed,
-                                   **parse_overrides(args.name, args.overrides))
+        experiment = _make(args.name, args.seed, parse_overrides(args.name, args.overrides))
     except MemoryError as error:
         print(f"(the component tree needs more memory than this machine has: {error}; "
               "lower capacity=...)")
@@ -124,7 +132,7 @@ def _run(args):
             raise UsageError(f"--threads must be >= 1, got {args.threads}")
         torch.set_num_threads(args.threads)
     try:
-        experiment = registry.make(args.name, args.seed, **overrides)
+        experiment = _make(args.name, args.seed, overrides)
         print(experiment)
         start = time.perf_counter()
         hook = run(experiment)

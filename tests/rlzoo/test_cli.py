@@ -32,6 +32,16 @@ def test_unknown_name_and_key_fail_with_the_valid_ones(capsys):
     assert "lr takes a number" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["show", "run"])
+def test_a_value_the_experiment_rejects_is_a_one_line_error(command, capsys):
+    assert main([command, "BasicDQN_MountainCar", "train_max_steps=0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rlzoo: error: BasicDQN_MountainCar: train_max_steps must be a positive")
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert main([command, "DQN_CartPole", "gamma=2.0"]) == 2
+    assert "rlzoo: error: DQN_CartPole: " in capsys.readouterr().err
+
+
 def test_overrides_are_typed_after_the_defaults():
     assert parse_overrides("DQN_CartPole", ["lr=5e-4", "is_double=false", "steps=1_000",
                                             "stop_at=195", "loss=mse"]) == \
