@@ -3,15 +3,17 @@ Stable-Baselines3 and Tianshou, all configured identically, in one process.
 
     python benchmarks/dqn_framework_cost.py [--steps 20000] [--repeats 3] [--only ours,bare]
 
-The work: CartPole-v1, one environment, an MLP 4-64-64-2 (ReLU), Adam (lr 1e-3; for ours and the
-bare loop rlzoo's optimiser, ``rlcore.FusedAdam``; ``bare_torch_adam`` is the bare loop with
-``torch.optim.Adam(fused=True)``, each library's default otherwise), Huber loss,
+The work: CartPole-v1, one environment, an MLP 4-64-64-2 (ReLU), Adam (lr 1e-3), Huber loss,
 γ = 0.99, a replay of 20,000 transitions, batch 64, one gradient step per env step after 1,000
 warm-up steps, a hard target sync every 500 env steps, no double DQN, ε decaying linearly from 1
 to 0.05 over 10,000 steps, 20,000 env steps, one torch thread, no evaluation. Each repeat runs
 every contender in turn (so drift on a shared machine hits all alike); the table shows the
 median env steps per second and its ratio to the bare loop. Target: ours >= 0.9 x bare.
-SB3 and Tianshou are optional (the ``bench`` extra); missing ones are skipped.
+Ours and the bare loop use the same components, rlzoo's ``QNetwork`` and ``rlcore.FusedAdam``
+(what the experiments use); ``bare_torch`` is the bare loop with plain torch instead (an
+``nn.Sequential`` MLP and ``torch.optim.Adam(fused=True)``: the same parameters, dearer steps);
+SB3 and Tianshou use their own networks and Adam. SB3 and Tianshou are optional (the ``bench``
+extra); missing ones are skipped.
 """
 
 import argparse
@@ -38,21 +40,23 @@ def mlp(seed):
                                torch.nn.ReLU(), torch.nn.Linear(64, 2))
 
 
-def bare(n_steps, seed, torch_adam=False):
-    """One hand-written loop: numpy ring buffer, torch MLP, Adam, target copy. The optimiser is
-    rlzoo's (``rlcore.FusedAdam``: the same work as ours), or with ``torch_adam``
-    ``torch.optim.Adam(fused=True)`` (the same parameters, a slower step)."""
+def bare(n_steps, seed, plain_torch=False):
+    """One hand-written loop: numpy ring buffer, MLP, Adam, target copy. The MLP and the
+    optimiser are rlzoo's (``QNetwork``, ``rlcore.FusedAdam``: the same work as ours), or with
+    ``plain_torch`` an ``nn.Sequential`` and ``torch.optim.Adam(fused=True)``."""
     rng = np.random.default_rng(seed)
     env = gym.make("CartPole-v1")
     obs, _ = env.reset(seed=seed)
-    q = mlp(seed)
-    target = copy.deepcopy(q)
-    if torch_adam:
+    if plain_torch:
+        q = mlp(seed)
         optimizer = torch.optim.Adam(q.parameters(), lr=LR, fused=True)
     else:
         from rlcore import FusedAdam
+        from rlzoo.dqns import QNetwork
 
-        optimizer = FusedAdam(q.parameters(), lr=LR)  # as rlzoo's experiments
+        q = QNetwork(4, 2, hidden=(64, 64), seed=seed)  # as rlzoo's experiments
+        optimizer = FusedAdam(q.parameters(), lr=LR)
+    target = copy.deepcopy(q)
     states = np.zeros((CAPACITY, 4), np.float32)
     next_states = np.zeros((CAPACITY, 4), np.float32)
     actions = np.zeros(CAPACITY, np.int64)
@@ -91,8 +95,8 @@ def bare(n_steps, seed, torch_adam=False):
     return n_steps / (time.perf_counter() - start)
 
 
-def bare_torch_adam(n_steps, seed):
-    return bare(n_steps, seed, torch_adam=True)
+def bare_torch(n_steps, seed):
+    return bare(n_steps, seed, plain_torch=True)
 
 
 def _dqn_experiment(n_steps, seed):
@@ -183,10 +187,10 @@ class _TianshouNet(torch.nn.Module):
         return self.net(torch.as_tensor(obs, dtype=torch.float32)), state
 
 
-CONTENDERS = {"bare": bare, "bare_torch_adam": bare_torch_adam, "ours": ours, "ours_with_hooks": ours_with_hooks, "sb3": sb3,
-              "tianshou": tianshou}
-LABELS = {"bare": "bare hand-written loop (numpy ring buffer, torch MLP, rlcore.FusedAdam)",
-          "bare_torch_adam": "the bare loop with torch.optim.Adam(fused=True)",
+CONTENDERS = {"bare": bare, "bare_torch": bare_torch, "ours": ours,
+              "ours_with_hooks": ours_with_hooks, "sb3": sb3, "tianshou": tianshou}
+LABELS = {"bare": "bare hand-written loop (numpy ring buffer, QNetwork, FusedAdam)",
+          "bare_torch": "the bare loop with nn.Sequential and torch.optim.Adam(fused=True)",
           "ours": "rlzoo DQN_CartPole through run (no hook)",
           "ours_with_hooks": "the same with the experiment's hooks",
           "sb3": "Stable-Baselines3 DQN", "tianshou": "Tianshou DQN (Collector + update)"}

@@ -81,3 +81,32 @@ def test_q_network_forward_keeps_hooks_on_its_layers():
     finally:
         handle.remove()
     assert "Sequential" in seen
+
+
+def test_q_network_fast_forward_equals_the_modules_and_keeps_layer_hooks():
+    import torch
+
+    from rlzoo.dqns.networks import NoisyLinear, QNetwork
+
+    net = QNetwork(4, 2, hidden=(8, 8), dueling=True, seed=0)
+    x = torch.randn(5, 4)
+    assert torch.equal(net(x), net.layers(x))  # functional Linear/ReLU, the dueling head as is
+    seen = []
+    first = net.layers[0]
+    handle = first.register_forward_hook(lambda module, args, out: seen.append("linear"))
+    relu = net.layers[1].register_forward_pre_hook(lambda module, args: seen.append("relu"))
+    assert torch.equal(net(x), net.layers(x))
+    assert seen == ["linear", "relu", "linear", "relu"]  # net(x), then net.layers(x)
+    handle.remove()
+    relu.remove()
+    # gradients flow as through the modules
+    net(x).sum().backward()
+    grads = [p.grad.clone() for p in net.parameters()]
+    net.zero_grad()
+    net.layers(x).sum().backward()
+    assert all(torch.equal(g, p.grad) for g, p in zip(grads, net.parameters()))
+    # a Linear subclass (noisy layer) runs its own forward
+    noisy = QNetwork(4, 2, body=torch.nn.Sequential(NoisyLinear(4, 6, seed=1), torch.nn.ReLU()),
+                     n_features=6, seed=0)
+    noisy.eval()
+    assert torch.equal(noisy(x), noisy.layers(x))
