@@ -277,9 +277,9 @@ class _BatchBuffers:
 
     def __init__(self, layout, batch_size, device):
         state, action, reward, terminal, truncated, mask = layout
-        # the trace buffers it was made for (kept alive, so their ids stay theirs); a circular
-        # buffer's storage never changes shape or dtype
-        self.layout, self.ids = layout, [id(buffer) for buffer in layout]
+        # what it was made for: the trace buffers and their storage arrays, batch size, device
+        self.layout = layout
+        self.storage = tuple(None if buffer is None else buffer.data for buffer in layout)
         self.batch_size, self.device = batch_size, device
         specs = {"state": state, "action": action}
         if mask is not None:
@@ -292,6 +292,16 @@ class _BatchBuffers:
             import torch
 
             self.tensors = {key: torch.from_numpy(a) for key, a in self.arrays.items()}
+
+    def serves(self, layout, batch_size, device):
+        """Whether these buffers fit ``layout`` (the same buffer objects and storage arrays),
+        ``batch_size`` and ``device``."""
+        if batch_size != self.batch_size or device != self.device:
+            return False
+        for mine, theirs, data in zip(self.layout, layout, self.storage):
+            if mine is not theirs or (theirs is not None and theirs.data is not data):
+                return False
+        return True
 
     def fill(self, layout, traces, absolute, lo, hi, rng, device):
         """The batch at stream positions ``absolute`` (padding redrawn as the general path
@@ -381,12 +391,19 @@ class BatchSampler:
         return self._sample_general(trajectory)
 
     def _buffers_for(self, layout):
-        """The reused buffers, (re)made for another trajectory, batch size or device."""
+        """The reused buffers, (re)made for another trajectory, storage, batch size or device."""
+        if type(self.device) is str:  # set after construction as a name
+            self.device = _check_device(self.device)
         buffers = self._buffers
-        if buffers is None or buffers.ids != list(map(id, layout)) \
-                or buffers.batch_size != self.batch_size or buffers.device != self.device:
+        if buffers is None or not buffers.serves(layout, self.batch_size, self.device):
             buffers = self._buffers = _BatchBuffers(layout, self.batch_size, self.device)
         return buffers
+
+    def __getstate__(self):
+        # a copy or pickle draws into buffers of its own (and does not carry the replay's)
+        state = self.__dict__.copy()
+        state["_buffers"] = None
+        return state
 
     def _sample_general(self, trajectory):
         """:meth:`sample` for any trajectory (the fast path's reference, same random numbers)."""

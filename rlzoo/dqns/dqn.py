@@ -108,7 +108,9 @@ def update(learner, batch):  # noqa: F811
     app = learner.approximator
     # double DQN's online Q-values of s' come from a separate forward without gradient (in
     # dqn_target): one forward over s and s' together would make the backward pass twice as
-    # large (340 against 301 µs per step at batch 128 on a CPU; the same parameters)
+    # large (340 against 301 µs per step at batch 128 on a CPU; the same parameters for a
+    # deterministic network; noisy layers draw their noise for s and s' apart, batch-norm
+    # statistics are updated by both passes)
     q = app(batch["state"])
     q_sa = q.gather(1, batch["action"].long().unsqueeze(1)).squeeze(1)
     target = dqn_target(learner, batch)

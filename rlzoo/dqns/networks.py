@@ -174,12 +174,12 @@ class QNetwork(nn.Module):
         if _has_hooks(layers) or _has_global_hooks():
             return layers(x)
         # the layers' forward without the module calls (a few microseconds per forward): plain
-        # Linear and ReLU layers without hooks run as their functions, any other layer as is
+        # Linear and ReLU layers run as their functions, any other layer as is
         for layer in layers._modules.values():
             kind = type(layer)
-            if kind is nn.Linear and not _has_hooks(layer):
+            if kind is nn.Linear and _plain(layer):
                 x = F.linear(x, layer.weight, layer.bias)
-            elif kind is nn.ReLU and not _has_hooks(layer):
+            elif kind is nn.ReLU and _plain(layer):
                 x = F.relu(x, inplace=layer.inplace)
             else:
                 x = layer(x)
@@ -190,6 +190,13 @@ def _has_hooks(module):
     """Whether ``module`` has forward or backward hooks of its own."""
     return bool(module._forward_hooks or module._forward_pre_hooks or module._backward_hooks
                 or module._backward_pre_hooks)
+
+
+def _plain(module):
+    """Whether calling ``module`` is just its class's forward: no hooks, no ``forward`` set on
+    the instance, not compiled with ``module.compile()``."""
+    return not (_has_hooks(module) or "forward" in module.__dict__
+                or getattr(module, "_compiled_call_impl", None) is not None)
 
 
 def _has_global_hooks():

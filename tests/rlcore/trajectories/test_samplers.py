@@ -386,6 +386,48 @@ def test_reused_buffers_are_overwritten_in_place_and_remade_for_another_trajecto
         BatchSampler(8, reuse_buffers=1)
 
 
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copied_reusing_sampler_draws_fresh_batches(how):
+    import copy
+    import pickle
+
+    t = int_traj(50)
+    record(t, [(s, s % 2, float(s), False, False) for s in range(30)], final_state=30)
+    sampler = BatchSampler(8, device="cpu", rng=0, reuse_buffers=True)
+    sampler(t)
+    clone = copy.deepcopy(sampler) if how == "deepcopy" else pickle.loads(pickle.dumps(sampler))
+    reference = BatchSampler(8, device="cpu", rng=0)
+    reference(t)
+    for _ in range(3):  # the clone continues the original's random stream, into its own buffers
+        expected, got = reference(t), clone(t)
+        assert all(torch.equal(expected[k], got[k]) for k in expected)
+    assert len(pickle.dumps(sampler)) < 2000  # the replay does not travel with it
+
+
+def test_reused_buffers_follow_changes_of_storage_batch_size_and_device():
+    t = int_traj(50)
+    record(t, [(s, s % 2, float(s), False, False) for s in range(30)], final_state=30)
+    sampler = BatchSampler(8, device="cpu", rng=0, reuse_buffers=True)
+    reference = BatchSampler(8, device="cpu", rng=0)
+
+    def same():
+        expected, got = reference(t), sampler(t)
+        assert all(torch.equal(expected[k], got[k]) and expected[k].dtype == got[k].dtype
+                   for k in expected)
+
+    same()
+    reward = t.traces["reward"]
+    reward.data = reward.data.astype(np.float64)  # storage replaced: new buffers, no silent cast
+    same()
+    sampler.batch_size = reference.batch_size = 5
+    same()
+    sampler.device = "cpu"  # a name set after construction
+    same()
+    sampler.device = reference.device = None
+    expected, got = reference(t), sampler(t)
+    assert all(np.array_equal(expected[k], got[k]) for k in expected)
+
+
 def test_reused_buffers_leave_other_trajectories_to_the_general_path():
     t = ElasticSARTTrajectory(state=((), np.int64))
     record(t, [(s, 0, 1.0, False, False) for s in range(10)], final_state=10)

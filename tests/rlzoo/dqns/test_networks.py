@@ -105,8 +105,25 @@ def test_q_network_fast_forward_equals_the_modules_and_keeps_layer_hooks():
     net.zero_grad()
     net.layers(x).sum().backward()
     assert all(torch.equal(g, p.grad) for g, p in zip(grads, net.parameters()))
-    # a Linear subclass (noisy layer) runs its own forward
+    # other modules (a noisy layer, a Linear subclass) and a forward set on an instance run as
+    # modules
     noisy = QNetwork(4, 2, body=torch.nn.Sequential(NoisyLinear(4, 6, seed=1), torch.nn.ReLU()),
                      n_features=6, seed=0)
     noisy.eval()
     assert torch.equal(noisy(x), noisy.layers(x))
+
+    class Doubled(torch.nn.Linear):
+        def forward(self, x):
+            return 2 * super().forward(x)
+
+    plain = QNetwork(4, 2, hidden=(8, 8), seed=0)
+    doubled = QNetwork(4, 2, hidden=(8, 8), seed=0)
+    with torch.no_grad():
+        last = doubled.layers[-1]
+        swapped = Doubled(last.in_features, last.out_features)
+        swapped.load_state_dict(last.state_dict())
+        doubled.layers[-1] = swapped
+        torch.testing.assert_close(doubled(x), 2 * plain(x))
+        first = plain.layers[0]
+        first.forward = lambda x: torch.nn.functional.linear(x, first.weight, first.bias) + 1.0
+        assert torch.equal(plain(x), plain.layers(x))
