@@ -216,10 +216,14 @@ def _rows(buffer, positions, cache):
     return rows
 
 
-def _take(buffer, positions, cache):
-    """Elements of ``buffer`` at in-range stream ``positions`` (a new array, as ``_gather``):
-    one ``take`` with ``mode="wrap"`` does the circular index arithmetic."""
-    return buffer.data.take(_rows(buffer, positions, cache), axis=0, mode="wrap")
+def _take(buffer, positions, cache, out=None):
+    """Elements of ``buffer`` at in-range stream ``positions`` (a new array, as ``_gather``, or
+    written into ``out``): one ``take`` with ``mode="wrap"`` does the circular index
+    arithmetic."""
+    return buffer.data.take(_rows(buffer, positions, cache), axis=0, mode="wrap", out=out)
+
+
+_NO_BUFFERS = {}
 
 
 def _sample_circular(layout, traces, batch_size, rng, device, out=None):
@@ -235,28 +239,35 @@ def _sample_circular(layout, traces, batch_size, rng, device, out=None):
     if hi - lo < batch_size:
         return None
     absolute = rng.integers(lo, hi, size=batch_size)
-    if out is not None:
-        return out.fill(layout, traces, absolute, lo, hi, rng, device)
+    into = _NO_BUFFERS if out is None else out.arrays
     cache = {}
-    term, trunc = _take(terminal, absolute, cache), _take(truncated, absolute, cache)
+    term = _take(terminal, absolute, cache, into.get("terminal"))
+    trunc = _take(truncated, absolute, cache, into.get("truncated"))
     bad = term & trunc
     if np.count_nonzero(bad):  # padding drawn: redraw it as the general path does
         _redraw_padding(traces, absolute, bad, lo, hi, rng)
         cache = {}
-        term, trunc = _take(terminal, absolute, cache), _take(truncated, absolute, cache)
+        term = _take(terminal, absolute, cache, into.get("terminal"))
+        trunc = _take(truncated, absolute, cache, into.get("truncated"))
     state_rows = _rows(state, absolute, cache)
-    next_rows = state_rows + 1  # the next states: one row on, wrapped by take
-    batch = Batch(state=state.data.take(state_rows, axis=0, mode="wrap"),
-                  action=_take(action, absolute, cache))
+    take_state = state.data.take
+    batch = Batch(state=take_state(state_rows, axis=0, mode="wrap", out=into.get("state")),
+                  action=_take(action, absolute, cache, into.get("action")))
     if mask is not None:
-        batch["legal_actions_mask"] = _take(mask, absolute, cache)
-        batch["next_legal_actions_mask"] = _take(mask, absolute + 1, {})
-    batch["next_state"] = state.data.take(next_rows, axis=0, mode="wrap")
-    batch["reward"] = _take(reward, absolute, cache)
+        batch["legal_actions_mask"] = _take(mask, absolute, cache,
+                                            into.get("legal_actions_mask"))
+        batch["next_legal_actions_mask"] = _take(mask, absolute + 1, {},
+                                                 into.get("next_legal_actions_mask"))
+    # the next states: one row on, wrapped by take
+    batch["next_state"] = take_state(state_rows + 1, axis=0, mode="wrap",
+                                     out=into.get("next_state"))
+    batch["reward"] = _take(reward, absolute, cache, into.get("reward"))
     batch["terminal"] = term
     batch["truncated"] = trunc
     if device is None:
         return batch
+    if out is not None and out.tensors is not None:
+        return Batch(out.tensors)  # CPU tensors sharing the arrays just written
     import torch
 
     if type(device) is not torch.device:
@@ -281,6 +292,7 @@ class _BatchBuffers:
         self.layout = layout
         self.storage = tuple(None if buffer is None else buffer.data for buffer in layout)
         self.batch_size, self.device = batch_size, device
+        # in the order of the batch's keys
         specs = {"state": state, "action": action}
         if mask is not None:
             specs["legal_actions_mask"] = specs["next_legal_actions_mask"] = mask
@@ -302,39 +314,6 @@ class _BatchBuffers:
             if mine is not theirs or (theirs is not None and theirs.data is not data):
                 return False
         return True
-
-    def fill(self, layout, traces, absolute, lo, hi, rng, device):
-        """The batch at stream positions ``absolute`` (padding redrawn as the general path
-        does), written into the buffers."""
-        state, action, reward, terminal, truncated, mask = layout
-        a = self.arrays
-        cache = {}
-        term, trunc = a["terminal"], a["truncated"]
-        terminal.data.take(_rows(terminal, absolute, cache), axis=0, mode="wrap", out=term)
-        truncated.data.take(_rows(truncated, absolute, cache), axis=0, mode="wrap", out=trunc)
-        bad = term & trunc
-        if np.count_nonzero(bad):  # padding drawn: redraw it as the general path does
-            _redraw_padding(traces, absolute, bad, lo, hi, rng)
-            cache = {}
-            terminal.data.take(_rows(terminal, absolute, cache), axis=0, mode="wrap", out=term)
-            truncated.data.take(_rows(truncated, absolute, cache), axis=0, mode="wrap",
-                                out=trunc)
-        state_rows = _rows(state, absolute, cache)
-        state.data.take(state_rows, axis=0, mode="wrap", out=a["state"])
-        state.data.take(state_rows + 1, axis=0, mode="wrap", out=a["next_state"])
-        action.data.take(_rows(action, absolute, cache), axis=0, mode="wrap", out=a["action"])
-        reward.data.take(_rows(reward, absolute, cache), axis=0, mode="wrap", out=a["reward"])
-        if mask is not None:
-            mask_rows = _rows(mask, absolute, cache)
-            mask.data.take(mask_rows, axis=0, mode="wrap", out=a["legal_actions_mask"])
-            mask.data.take(mask_rows + 1, axis=0, mode="wrap", out=a["next_legal_actions_mask"])
-        if device is None:
-            return Batch(a)
-        if self.tensors is not None:
-            return Batch(self.tensors)
-        import torch
-
-        return Batch({key: torch.from_numpy(value).to(device) for key, value in a.items()})
 
 
 class BatchSampler:
