@@ -21,7 +21,7 @@ from rlzoo.dqns.common import (
     positive_int,
     real_in,
     should_learn,
-    state_batch,
+    state_values,
     td_loss,
 )
 
@@ -59,8 +59,7 @@ class BasicDQNLearner(AbstractLearner):
         attach_sampler(self)
 
     def __call__(self, env):
-        with torch.no_grad():
-            return self.approximator(state_batch(self.approximator, env))[0]
+        return state_values(self.approximator, env)
 
 
 @dispatch(BasicDQNLearner, object)

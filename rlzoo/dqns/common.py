@@ -24,6 +24,7 @@ from rlcore.utils.validators import boolean, non_negative_int, one_of, positive_
 __all__ = [
     "positive_int", "real_in", "non_negative_int", "one_of", "boolean", "check_approximator",
     "attach_sampler", "make_target_network", "should_learn", "sync_target", "state_batch",
+    "state_values",
     "bootstrap_factor", "bootstrapped_target", "is_deterministic", "td_loss",
     "project_onto_support", "c51_cross_entropy", "quantile_huber_loss", "importance_weights",
     "beta_at", "LOSSES", "torch_generator",
@@ -92,9 +93,28 @@ def is_deterministic(model):
     return all(type(m) in known for m in model.modules())
 
 
+def state_values(approximator, env):
+    """The approximator's output for ``env.state()`` without gradient and without the batch
+    axis (a tensor). A :class:`~rlzoo.dqns.networks.QNetwork` on the CPU computes it in numpy
+    when it can (:meth:`~rlzoo.dqns.networks.QNetwork.values_of`: 4 instead of 18 µs for
+    CartPole's network, the same values up to float32 rounding)."""
+    state = env.state()
+    model = approximator.model
+    values_of = getattr(type(model), "values_of", None)  # the class: a module's getattr is slow
+    if values_of is not None and approximator.device.type == "cpu":
+        values = values_of(model, state)
+        if values is not None:
+            return torch.from_numpy(values)
+    with torch.no_grad():
+        return approximator(_as_batch(approximator, state))[0]
+
+
 def state_batch(approximator, env):
     """``env.state()`` as a batch of one on the approximator's device."""
-    state = env.state()
+    return _as_batch(approximator, env.state())
+
+
+def _as_batch(approximator, state):
     if type(state) is np.ndarray and state.dtype == np.float32:  # the common case, fast
         x = torch.from_numpy(state[None])  # a numpy view: one tensor, not two
         device = approximator.device

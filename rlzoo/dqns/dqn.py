@@ -28,7 +28,7 @@ from rlzoo.dqns.common import (
     positive_int,
     real_in,
     should_learn,
-    state_batch,
+    state_values,
     sync_target,
     td_loss,
 )
@@ -80,8 +80,7 @@ class DQNLearner(AbstractLearner):
         self.pure_call = is_deterministic(self.approximator.model)
 
     def __call__(self, env):
-        with torch.no_grad():
-            return self.approximator(state_batch(self.approximator, env))[0]
+        return state_values(self.approximator, env)
 
 
 def dqn_target(learner, batch):

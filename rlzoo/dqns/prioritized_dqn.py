@@ -27,7 +27,7 @@ from rlzoo.dqns.common import (
     positive_int,
     real_in,
     should_learn,
-    state_batch,
+    state_values,
     sync_target,
     td_loss,
 )
@@ -70,8 +70,7 @@ class PrioritizedDQNLearner(AbstractLearner):
         self.target_network = make_target_network(self)
 
     def __call__(self, env):
-        with torch.no_grad():
-            return self.approximator(state_batch(self.approximator, env))[0]
+        return state_values(self.approximator, env)
 
 
 def check_prioritized(learner, trajectory):

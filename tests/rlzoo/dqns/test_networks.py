@@ -127,3 +127,84 @@ def test_q_network_fast_forward_equals_the_modules_and_keeps_layer_hooks():
         first = plain.layers[0]
         first.forward = lambda x: torch.nn.functional.linear(x, first.weight, first.bias) + 1.0
         assert torch.equal(plain(x), plain.layers(x))
+
+
+def _torch_values(net, state):
+    with torch.no_grad():
+        return net.layers(torch.from_numpy(state)[None])[0].numpy()
+
+
+def test_values_of_one_state_in_numpy_equals_the_forward():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    for hidden in [(), (8,), (64, 64), (16, 8, 4)]:
+        net = QNetwork(4, 3, hidden=hidden, seed=1)
+        for _ in range(5):
+            state = rng.normal(size=4).astype(np.float32)
+            before = state.copy()
+            values = net.values_of(state)
+            assert values.dtype == np.float32 and values.shape == (3,)
+            np.testing.assert_allclose(values, _torch_values(net, state), rtol=1e-6, atol=1e-6)
+            assert np.array_equal(state, before)  # the caller's state is not written to
+    net = QNetwork(4, 2, seed=0)
+    state = np.ones(4, dtype=np.float32)
+    # where it does not apply: other inputs, other heads
+    assert net.values_of(state.astype(np.float64)) is None
+    assert net.values_of(state[None]) is None
+    assert net.values_of(np.ones(5, dtype=np.float32)) is None
+    assert net.values_of([1.0, 1.0, 1.0, 1.0]) is None
+    assert QNetwork(4, 2, dueling=True, seed=0).values_of(state) is None
+    noisy = QNetwork(4, 2, body=torch.nn.Sequential(NoisyLinear(4, 6, seed=1), torch.nn.ReLU()),
+                     n_features=6, seed=0)
+    assert noisy.values_of(state) is None
+
+
+def test_values_of_follows_training_hooks_casts_and_copies():
+    import copy
+    import pickle
+
+    import numpy as np
+
+    net = QNetwork(4, 2, hidden=(8, 8), seed=0)
+    state = np.array([0.1, -0.2, 0.3, 0.4], dtype=np.float32)
+    first = net.values_of(state)
+    # an optimiser step changes the parameters in place: seen at once
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.5)
+    net(torch.from_numpy(state)[None]).sum().backward()
+    optimizer.step()
+    after = net.values_of(state)
+    assert not np.allclose(after, first)
+    np.testing.assert_allclose(after, _torch_values(net, state), rtol=1e-6, atol=1e-6)
+    # hooks on the network, its layers or globally, and a forward set on an instance, step aside
+    for module in (net, net.layers, net.layers[2], net.layers[1]):
+        handle = module.register_forward_hook(lambda *args: None)
+        assert net.values_of(state) is None
+        handle.remove()
+        assert net.values_of(state) is not None
+    handle = torch.nn.modules.module.register_module_forward_hook(lambda *args: None)
+    try:
+        assert net.values_of(state) is None
+    finally:
+        handle.remove()
+    net.layers[0].forward = lambda x: x
+    assert net.values_of(state) is None
+    del net.layers[0].forward
+    # loading weights copies in place; casting and replacing a layer re-plan
+    other = QNetwork(4, 2, hidden=(8, 8), seed=5)
+    net.load_state_dict(other.state_dict())
+    np.testing.assert_allclose(net.values_of(state), _torch_values(other, state), rtol=1e-6)
+    net.double()
+    assert net.values_of(state) is None
+    net.float()
+    np.testing.assert_allclose(net.values_of(state), _torch_values(other, state), rtol=1e-6)
+    net.layers[-1] = torch.nn.Linear(8, 2)
+    np.testing.assert_allclose(net.values_of(state), _torch_values(net, state), rtol=1e-6)
+    # copies compute with their own parameters
+    for twin in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+        assert "_numpy_plan" not in twin.__dict__
+        with torch.no_grad():
+            for p in twin.parameters():
+                p.add_(1.0)
+        np.testing.assert_allclose(twin.values_of(state), _torch_values(twin, state), rtol=1e-6)
+        np.testing.assert_allclose(net.values_of(state), _torch_values(net, state), rtol=1e-6)
