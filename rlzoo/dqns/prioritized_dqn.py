@@ -11,7 +11,6 @@ Shape convention: states ``(batch, *state_shape)``, Q-values ``(batch, n_actions
 """
 
 import attrs
-import torch
 
 from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
 from rlcore.dispatch import dispatch, update
