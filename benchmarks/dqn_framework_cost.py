@@ -9,9 +9,10 @@ warm-up steps, a hard target sync every 500 env steps, no double DQN, ε decayin
 to 0.05 over 10,000 steps, 20,000 env steps, one torch thread, no evaluation. Each repeat runs
 every contender in turn (so drift on a shared machine hits all alike); the table shows the
 median env steps per second and its ratio to the bare loop. Target: ours >= 0.9 x bare.
-Ours and the bare loop use the same components, rlzoo's ``QNetwork`` and ``rlcore.FusedAdam``
-(what the experiments use); ``bare_torch`` is the bare loop with plain torch instead (an
-``nn.Sequential`` MLP and ``torch.optim.Adam(fused=True)``: the same parameters, dearer steps);
+Ours and the bare loop use the same components, rlzoo's ``QNetwork`` (acting on one state
+through its numpy ``values_of``) and ``rlcore.FusedAdam`` (what the experiments use);
+``bare_torch`` is the bare loop with plain torch instead (an ``nn.Sequential`` MLP acting through
+torch and ``torch.optim.Adam(fused=True)``: the same parameters, dearer steps);
 SB3 and Tianshou use their own networks and Adam. SB3 and Tianshou are optional (the ``bench``
 extra); missing ones are skipped.
 """
@@ -42,8 +43,9 @@ def mlp(seed):
 
 def bare(n_steps, seed, plain_torch=False):
     """One hand-written loop: numpy ring buffer, MLP, Adam, target copy. The MLP and the
-    optimiser are rlzoo's (``QNetwork``, ``rlcore.FusedAdam``: the same work as ours), or with
-    ``plain_torch`` an ``nn.Sequential`` and ``torch.optim.Adam(fused=True)``."""
+    optimiser are rlzoo's (``QNetwork`` acting through its numpy ``values_of``,
+    ``rlcore.FusedAdam``: the same work as ours), or with ``plain_torch`` an ``nn.Sequential``
+    acting through torch and ``torch.optim.Adam(fused=True)``."""
     rng = np.random.default_rng(seed)
     env = gym.make("CartPole-v1")
     obs, _ = env.reset(seed=seed)
@@ -67,9 +69,11 @@ def bare(n_steps, seed, plain_torch=False):
     for t in range(n_steps):
         if rng.random() < epsilon(t):
             action = int(rng.integers(2))
-        else:
+        elif plain_torch:
             with torch.no_grad():
                 action = int(q(torch.as_tensor(obs).unsqueeze(0)).argmax())
+        else:  # QNetwork's numpy forward of one state, as our learners act
+            action = int(q.values_of(obs).argmax())
         next_obs, reward, terminated, truncated, _ = env.step(action)
         i = t % CAPACITY
         states[i], actions[i], rewards[i] = obs, action, reward
