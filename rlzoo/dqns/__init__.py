@@ -1,8 +1,9 @@
 """The DQN family: one file per algorithm, each a learner plus its dispatched ``update`` rules.
 
 Every learner learns at ``PreActStage`` (as in RL.jl) once the trajectory holds
-``min_replay_history`` steps, one batch every ``update_freq`` env steps, and (except
-``BasicDQNLearner``) syncs its target network every ``target_update_freq`` env steps.
+``min_replay_history`` steps, ``gradient_steps`` batches (1 by default) every ``update_freq`` env
+steps, and (except ``BasicDQNLearner``) syncs its target network every ``target_update_freq`` env
+steps.
 """
 
 from rlzoo.dqns.basic_dqn import BasicDQNLearner

@@ -34,7 +34,7 @@ class BasicDQNLearner(AbstractLearner):
 
     Keyword arguments: ``approximator`` (a ``NeuralNetworkApproximator`` whose model maps
     states to Q-values; required), ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``,
-    ``loss="huber"`` (or ``"mse"``), ``min_replay_history=32``, ``update_freq=1``.
+    ``loss="huber"`` (or ``"mse"``), ``min_replay_history=32``, ``update_freq=1``, ``gradient_steps=1``.
     ``update_step`` counts the env steps seen; ``loss_value`` is the last loss (a tensor).
 
     >>> import torch
@@ -51,6 +51,7 @@ class BasicDQNLearner(AbstractLearner):
     loss: str = attrs.field(default="huber", validator=one_of("huber", "mse"))
     min_replay_history: int = attrs.field(default=32, validator=positive_int)
     update_freq: int = attrs.field(default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(default=1, validator=positive_int)
     update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)
     loss_value: object = attrs.field(default=None, init=False, repr=False,
                                      on_setattr=attrs.setters.NO_OP)
@@ -79,4 +80,5 @@ def update(learner, batch):  # noqa: F811
 @dispatch(BasicDQNLearner, AbstractTrajectory, AbstractEnv, PreActStage)
 def update(learner, trajectory, env, stage):  # noqa: F811
     if should_learn(learner, trajectory):
-        update(learner, learner.sampler(trajectory))
+        for _ in range(learner.gradient_steps):
+            update(learner, learner.sampler(trajectory))

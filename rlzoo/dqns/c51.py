@@ -48,7 +48,7 @@ class C51Learner(AbstractLearner):
     Keyword arguments: ``approximator`` (model: states to logits ``(batch, n_actions,
     n_atoms)``, e.g. :class:`rlzoo.dqns.networks.DistributionalNetwork`; required),
     ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``n_atoms=51``, ``v_min=-10.0``,
-    ``v_max=10.0``, ``min_replay_history=1000``, ``update_freq=1``, ``target_update_freq=100``,
+    ``v_max=10.0``, ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``,
     ``rho=0.0``.
     """
 
@@ -60,6 +60,7 @@ class C51Learner(AbstractLearner):
     v_max: float = attrs.field(default=10.0)
     min_replay_history: int = attrs.field(default=1000, validator=positive_int)
     update_freq: int = attrs.field(default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(default=1, validator=positive_int)
     target_update_freq: int = attrs.field(default=100, validator=positive_int)
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
     support: object = attrs.field(init=False, repr=False)
@@ -102,5 +103,6 @@ def update(learner, batch):  # noqa: F811
 @dispatch(C51Learner, AbstractTrajectory, AbstractEnv, PreActStage)
 def update(learner, trajectory, env, stage):  # noqa: F811
     if should_learn(learner, trajectory):
-        update(learner, learner.sampler(trajectory))
+        for _ in range(learner.gradient_steps):
+            update(learner, learner.sampler(trajectory))
     sync_target(learner)

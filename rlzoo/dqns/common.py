@@ -6,8 +6,12 @@ per-sample losses are ``(batch,)``; Q-values ``(batch, n_actions)``; distributio
 
 *When* a learner learns (RL.jl's ``update!(learner, trajectory, env, ::PreActStage)``): at every
 ``PreActStage`` the learner's ``update_step`` counts one env step; once the trajectory holds
-``min_replay_history`` steps, every ``update_freq``-th step draws one batch and takes one gradient
-step; every ``target_update_freq``-th step the target network is synchronised.
+``min_replay_history`` steps, every ``update_freq``-th step takes ``gradient_steps`` gradient steps
+(1 by default), each on a batch of its own; every ``target_update_freq``-th step the target
+network is synchronised. ``update_freq=8, gradient_steps=4`` keeps the ratio of
+``update_freq=2`` (one gradient step per 2 env steps) but runs the steps back to back, which on a
+CPU is cheaper: torch's and the interpreter's code stays in the caches (DQN on CartPole, 8,000 env
+steps: 10 % less wall time; 16 steps every 32: 13 %).
 
 *Targets*: a batch from ``BatchSampler`` bootstraps with ``γ``, one from ``NStepBatchSampler``
 with its ``discount = γ^k``; a step that *terminated* does not bootstrap, a *truncated* one (time

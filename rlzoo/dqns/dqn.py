@@ -43,7 +43,7 @@ class DQNLearner(AbstractLearner):
     Keyword arguments: ``approximator`` (``NeuralNetworkApproximator``, required),
     ``sampler=BatchSampler(32, seed=0)`` (an ``NStepBatchSampler`` gives n-step returns),
     ``gamma=0.99``, ``loss="huber"`` or ``"mse"``, ``min_replay_history=1000``,
-    ``update_freq=1``, ``target_update_freq=100`` (env steps between syncs), ``rho=0.0``
+    ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100`` (env steps between syncs), ``rho=0.0``
     (0: hard copy; else Polyak ``target ← ρ target + (1 − ρ) online`` at each sync),
     ``is_double=False``. ``target_network`` is built from ``approximator``.
 
@@ -61,6 +61,7 @@ class DQNLearner(AbstractLearner):
     loss: str = attrs.field(default="huber", validator=one_of("huber", "mse"))
     min_replay_history: int = attrs.field(default=1000, validator=positive_int)
     update_freq: int = attrs.field(default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(default=1, validator=positive_int)
     target_update_freq: int = attrs.field(default=100, validator=positive_int)
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
     is_double: bool = attrs.field(default=False, validator=boolean)
@@ -122,5 +123,6 @@ def update(learner, batch):  # noqa: F811
 @dispatch(DQNLearner, AbstractTrajectory, AbstractEnv, PreActStage)
 def update(learner, trajectory, env, stage):  # noqa: F811
     if should_learn(learner, trajectory):
-        update(learner, learner.sampler(trajectory))
+        for _ in range(learner.gradient_steps):
+            update(learner, learner.sampler(trajectory))
     sync_target(learner)

@@ -48,7 +48,7 @@ class IQNLearner(AbstractLearner):
     Keyword arguments: ``approximator`` (model ``(state, taus) -> (batch, n, n_actions)``, e.g.
     :class:`rlzoo.dqns.networks.ImplicitQuantileNetwork`; required),
     ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``n_tau=64``, ``n_tau_prime=64``,
-    ``n_tau_act=32``, ``kappa=1.0``, ``min_replay_history=1000``, ``update_freq=1``,
+    ``n_tau_act=32``, ``kappa=1.0``, ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``,
     ``target_update_freq=100``, ``rho=0.0``, ``seed=0`` (an int >= 0: the fractions τ; the
     updates draw from ``torch_generator(seed)``, acting from two generators seeded by
     ``numpy.random.SeedSequence(seed).spawn(2)``).
@@ -64,6 +64,7 @@ class IQNLearner(AbstractLearner):
                                                               high_open=True))
     min_replay_history: int = attrs.field(default=1000, validator=positive_int)
     update_freq: int = attrs.field(default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(default=1, validator=positive_int)
     target_update_freq: int = attrs.field(default=100, validator=positive_int)
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
     seed: int = attrs.field(default=0)
@@ -127,5 +128,6 @@ def update(learner, batch):  # noqa: F811
 @dispatch(IQNLearner, AbstractTrajectory, AbstractEnv, PreActStage)
 def update(learner, trajectory, env, stage):  # noqa: F811
     if should_learn(learner, trajectory):
-        update(learner, learner.sampler(trajectory))
+        for _ in range(learner.gradient_steps):
+            update(learner, learner.sampler(trajectory))
     sync_target(learner)

@@ -41,7 +41,7 @@ class PrioritizedDQNLearner(AbstractLearner):
 
     Keyword arguments: those of :class:`rlzoo.dqns.dqn.DQNLearner` (``approximator``,
     ``sampler``, ``gamma=0.99``, ``loss="huber"``, ``min_replay_history=1000``,
-    ``update_freq=1``, ``target_update_freq=100``, ``rho=0.0``, ``is_double=False``) plus
+    ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``, ``is_double=False``) plus
     ``alpha=0.6`` (priority exponent), ``beta_init=0.4``, ``beta_steps=10_000`` (env steps to
     anneal β to 1; 0 keeps β at ``beta_init``), ``priority_epsilon=1e-6``.
     """
@@ -52,6 +52,7 @@ class PrioritizedDQNLearner(AbstractLearner):
     loss: str = attrs.field(default="huber", validator=one_of("huber", "mse"))
     min_replay_history: int = attrs.field(default=1000, validator=positive_int)
     update_freq: int = attrs.field(default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(default=1, validator=positive_int)
     target_update_freq: int = attrs.field(default=100, validator=positive_int)
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
     is_double: bool = attrs.field(default=False, validator=boolean)
@@ -99,6 +100,7 @@ def update(learner, batch):  # noqa: F811
 def update(learner, trajectory, env, stage):  # noqa: F811
     if should_learn(learner, trajectory):
         check_prioritized(learner, trajectory)
-        batch = learner.sampler(trajectory)
-        trajectory.update_priorities(batch["indices"], update(learner, batch))
+        for _ in range(learner.gradient_steps):
+            batch = learner.sampler(trajectory)
+            trajectory.update_priorities(batch["indices"], update(learner, batch))
     sync_target(learner)

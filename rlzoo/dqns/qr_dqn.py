@@ -38,7 +38,7 @@ class QRDQNLearner(AbstractLearner):
     Keyword arguments: ``approximator`` (model: states to ``(batch, n_actions, n_quantiles)``,
     e.g. :class:`rlzoo.dqns.networks.DistributionalNetwork`; required),
     ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``n_quantiles=200``, ``kappa=1.0``,
-    ``min_replay_history=1000``, ``update_freq=1``, ``target_update_freq=100``, ``rho=0.0``.
+    ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``.
     """
 
     approximator: object = attrs.field(validator=check_approximator)
@@ -49,6 +49,7 @@ class QRDQNLearner(AbstractLearner):
                                                               high_open=True))
     min_replay_history: int = attrs.field(default=1000, validator=positive_int)
     update_freq: int = attrs.field(default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(default=1, validator=positive_int)
     target_update_freq: int = attrs.field(default=100, validator=positive_int)
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
     taus: object = attrs.field(init=False, repr=False)
@@ -89,5 +90,6 @@ def update(learner, batch):  # noqa: F811
 @dispatch(QRDQNLearner, AbstractTrajectory, AbstractEnv, PreActStage)
 def update(learner, trajectory, env, stage):  # noqa: F811
     if should_learn(learner, trajectory):
-        update(learner, learner.sampler(trajectory))
+        for _ in range(learner.gradient_steps):
+            update(learner, learner.sampler(trajectory))
     sync_target(learner)

@@ -45,7 +45,7 @@ class RainbowLearner(AbstractLearner):
     Keyword arguments: ``approximator`` (logits ``(batch, n_actions, n_atoms)``; required),
     ``sampler=BatchSampler(32, seed=0)`` (use an ``NStepBatchSampler``), ``gamma=0.99``,
     ``n_atoms=51``, ``v_min=-10.0``, ``v_max=10.0``, ``min_replay_history=1000``,
-    ``update_freq=1``, ``target_update_freq=100``, ``rho=0.0``, ``alpha=0.5``,
+    ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``, ``alpha=0.5``,
     ``beta_init=0.4``, ``beta_steps=10_000`` (0: β stays ``beta_init``),
     ``priority_epsilon=1e-6``.
     """
@@ -58,6 +58,7 @@ class RainbowLearner(AbstractLearner):
     v_max: float = attrs.field(default=10.0)
     min_replay_history: int = attrs.field(default=1000, validator=positive_int)
     update_freq: int = attrs.field(default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(default=1, validator=positive_int)
     target_update_freq: int = attrs.field(default=100, validator=positive_int)
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
     alpha: float = attrs.field(default=0.5, validator=real_in(0, 1))
@@ -99,6 +100,7 @@ def update(learner, batch):  # noqa: F811
 def update(learner, trajectory, env, stage):  # noqa: F811
     if should_learn(learner, trajectory):
         check_prioritized(learner, trajectory)
-        batch = learner.sampler(trajectory)
-        trajectory.update_priorities(batch["indices"], update(learner, batch))
+        for _ in range(learner.gradient_steps):
+            batch = learner.sampler(trajectory)
+            trajectory.update_priorities(batch["indices"], update(learner, batch))
     sync_target(learner)

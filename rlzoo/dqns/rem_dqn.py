@@ -40,7 +40,7 @@ class REMDQNLearner(AbstractLearner):
 
     Keyword arguments: ``approximator`` (model: states to ``(batch, n_heads, n_actions)``;
     required), ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``loss="huber"``,
-    ``min_replay_history=1000``, ``update_freq=1``, ``target_update_freq=100``, ``rho=0.0``,
+    ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``,
     ``seed=0`` (mixture weights).
     """
 
@@ -50,6 +50,7 @@ class REMDQNLearner(AbstractLearner):
     loss: str = attrs.field(default="huber", validator=one_of("huber", "mse"))
     min_replay_history: int = attrs.field(default=1000, validator=positive_int)
     update_freq: int = attrs.field(default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(default=1, validator=positive_int)
     target_update_freq: int = attrs.field(default=100, validator=positive_int)
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
     seed: int = attrs.field(default=0)
@@ -94,5 +95,6 @@ def update(learner, batch):  # noqa: F811
 @dispatch(REMDQNLearner, AbstractTrajectory, AbstractEnv, PreActStage)
 def update(learner, trajectory, env, stage):  # noqa: F811
     if should_learn(learner, trajectory):
-        update(learner, learner.sampler(trajectory))
+        for _ in range(learner.gradient_steps):
+            update(learner, learner.sampler(trajectory))
     sync_target(learner)
