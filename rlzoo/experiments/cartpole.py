@@ -72,7 +72,7 @@ def BasicDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size
 @register("DQN (target network, double DQN, n-step, dueling optional) on CartPole-v1")
 def DQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=2.3e-3, batch_size=128, hidden=64,
                  gamma=0.99, n_step=1, is_double=True, dueling=False, loss="huber",
-                 capacity=5000, min_replay_history=500, update_freq=2,
+                 capacity=5000, min_replay_history=500, update_freq=2, gradient_steps=1,
                  target_update_freq=100, rho=0.0, max_grad_norm=None, epsilon_stable=0.01,
                  epsilon_decay_steps=1000, eval_every=1000, eval_episodes=10, stop_at=None,
                  progress=False, verbose=False):
@@ -88,7 +88,8 @@ def DQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=2.3e-3, batch_size=12
         approximator=approximator(net, lr, device, max_grad_norm=max_grad_norm),
         sampler=sampler, gamma=gamma, loss=loss,
         min_replay_history=min_replay_history, update_freq=update_freq,
-        target_update_freq=target_update_freq, rho=rho, is_double=is_double)
+        gradient_steps=gradient_steps, target_update_freq=target_update_freq, rho=rho,
+        is_double=is_double)
     return _finish(learner, s, env, eval_env, trajectory, epsilon_stable=epsilon_stable,
                    epsilon_decay_steps=epsilon_decay_steps, steps=steps, eval_every=eval_every,
                    eval_episodes=eval_episodes, stop_at=stop_at, progress=progress,
