@@ -12,11 +12,17 @@ operation. The update is Adam's (Kingma & Ba, 2015, with torch's
 step for step.
 """
 
+import itertools
 import numbers
 
 import torch
+import torch.optim.optimizer as _torch_optimizer
 
 __all__ = ["FusedAdam"]
+
+# torch's registries of global optimizer step hooks (register_optimizer_step_pre_hook, ...)
+_GLOBAL_PRE_HOOKS = _torch_optimizer._global_optimizer_pre_hooks
+_GLOBAL_POST_HOOKS = _torch_optimizer._global_optimizer_post_hooks
 
 # group options of torch.optim.Adam/AdamW that FusedAdam does not implement
 _UNSUPPORTED = ("amsgrad", "maximize", "decoupled_weight_decay", "capturable", "differentiable")
@@ -65,6 +71,12 @@ class FusedAdam(torch.optim.Optimizer):
         super().__init__(params, defaults)
         self._counters = {}
 
+    def _patch_step_function(self):
+        # torch.optim.Optimizer wraps the class's step in a profiler record and its hook loop
+        # (about 15 µs per call on a CPU); this class's step calls the hooks itself and records
+        # only while a profiler runs
+        self._zero_grad_profile_name = f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"
+
     def __setstate__(self, state):
         # copies, pickles and load_state_dict come through here: the counters are rebuilt
         super().__setstate__(state)
@@ -101,10 +113,39 @@ class FusedAdam(torch.optim.Optimizer):
         self._counters[id(group)] = (group, counter, views)
         return counter, views
 
-    @torch.no_grad()
     def step(self, closure=None):
         """One Adam step on every parameter that has a gradient; returns ``closure()``'s loss
-        when a closure is given."""
+        when a closure is given. Step pre- and post-hooks (the optimiser's and the global ones)
+        run as with torch's optimisers."""
+        if (self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks
+                or _GLOBAL_PRE_HOOKS or _GLOBAL_POST_HOOKS
+                or getattr(torch.autograd.profiler, "_is_profiler_enabled", False)):
+            return self._hooked_step(closure)
+        return self._fused_step(closure)
+
+    def _hooked_step(self, closure):
+        """``_fused_step`` inside torch's profiler record and hook calls (as the wrapper
+        ``torch.optim.Optimizer`` puts around a subclass's step)."""
+        args, kwargs = ((self,) if closure is None else (self, closure)), {}
+        with torch.autograd.profiler.record_function(
+                f"Optimizer.step#{type(self).__name__}.step"):
+            for hook in itertools.chain(_GLOBAL_PRE_HOOKS.values(),
+                                        self._optimizer_step_pre_hooks.values()):
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(f"an optimizer step pre-hook must return None or a "
+                                           f"tuple of (new_args, new_kwargs), got {result!r}")
+                    args, kwargs = result
+            out = self._fused_step(*args[1:], **kwargs)
+            self._optimizer_step_code()
+            for hook in itertools.chain(self._optimizer_step_post_hooks.values(),
+                                        _GLOBAL_POST_HOOKS.values()):
+                hook(self, args, kwargs)
+            return out
+
+    @torch.no_grad()
+    def _fused_step(self, closure=None):
         loss = None
         if closure is not None:
             with torch.enable_grad():

@@ -171,11 +171,24 @@ class QNetwork(nn.Module):
             self.layers = nn.Sequential(*layers, head)
 
     def forward(self, x):
-        layers = self.layers
+        plan = self._plan()
+        if plan is None:  # hooks or an instance forward somewhere: each layer is checked
+            return self._forward_checked(x)
+        # the layers' forward without the module calls (microseconds per forward): plain Linear
+        # and ReLU layers run as their functions, any other layer as is
+        for kind, a, b in plan.torch_steps:
+            if kind == _LINEAR:
+                x = F.linear(x, a, b)
+            elif kind == _RELU:
+                x = F.relu(x, inplace=a)
+            else:
+                x = a(x)
+        return x
+
+    def _forward_checked(self, x):
+        layers = self._modules["layers"]
         if _has_hooks(layers) or _has_global_hooks():
             return layers(x)
-        # the layers' forward without the module calls (a few microseconds per forward): plain
-        # Linear and ReLU layers run as their functions, any other layer as is
         for layer in layers._modules.values():
             kind = type(layer)
             if kind is nn.Linear and _plain(layer):
@@ -186,22 +199,36 @@ class QNetwork(nn.Module):
                 x = layer(x)
         return x
 
-    def __getstate__(self):  # copies and pickles rebuild the numpy views of their own
+    def _plan(self):
+        """The cached :class:`_Plan` of the layers, or ``None`` where a hook (on this network,
+        its ``layers``, a layer, or global) or a ``forward`` set on an instance or a compiled
+        call asks for the module calls. Checked on every call (about 1 µs)."""
+        if _has_global_hooks():
+            return None
+        plan = self.__dict__.get("_layer_plan")
+        layers = self._modules["layers"]
+        if plan is None or not plan.holds(layers):
+            plan = _Plan(self, layers)
+            self.__dict__["_layer_plan"] = plan  # not a module attribute: not in state_dict
+        return plan if plan.clean else None
+
+    def __getstate__(self):  # copies and pickles make their own plan (numpy views)
         state = super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__
-        return {k: v for k, v in state.items() if k != "_numpy_plan"}
+        return {k: v for k, v in state.items() if k != "_layer_plan"}
 
     def values_of(self, state):
         """The output for one state computed with numpy, or ``None`` where that does not apply.
 
         Applies when ``state`` is a 1-D float32 numpy array, every layer is a plain ``Linear``
         (float32 parameters on the CPU) or ``ReLU``, and no module hook is set (on the network,
-        its layers or globally) nor a ``forward`` on the instance. Returns a new 1-D float32 array equal to ``self(state[None])[0]`` up to float32
-        rounding (numpy's and torch's matrix products may sum in another order), without
-        gradient. Acting on one state is where a small network's forward is all overhead: for
-        the 64×64 MLP of CartPole this takes about 4 µs against 18 µs through torch. The numpy
-        arrays are views of the parameters, so optimiser steps are seen at once; replacing a
-        layer or a parameter's storage (``load_state_dict`` copies in place, ``.to(...)``
-        replaces) is noticed on the next call.
+        its layers or globally) nor a ``forward`` on the instance. Returns a new 1-D float32
+        array equal to ``self(state[None])[0]`` up to float32 rounding (numpy's and torch's
+        matrix products may sum in another order), without gradient. Acting on one state is
+        where a small network's forward is all overhead: for the 64×64 MLP of CartPole this
+        takes about 6 µs against 18 µs through torch. The numpy arrays are views of the
+        parameters, so optimiser steps are seen at once; replacing a layer or a parameter's
+        storage (``load_state_dict`` copies in place, ``.to(...)`` replaces) is noticed on the
+        next call.
 
         >>> net = QNetwork(4, 2, seed=0)
         >>> state = np.zeros(4, dtype=np.float32)
@@ -210,94 +237,99 @@ class QNetwork(nn.Module):
         """
         if type(state) is not np.ndarray or state.ndim != 1 or state.dtype != np.float32:
             return None
-        if _has_global_hooks():
+        plan = self._plan()
+        if plan is None:
             return None
-        plan = self.__dict__.get("_numpy_plan")
-        if plan is None or not _plan_holds(plan, self.layers):
-            plan = _numpy_plan(self)
-            self.__dict__["_numpy_plan"] = plan  # not a module attribute: kept out of state_dict
-        steps = plan[-1]
-        if steps is None:  # not plain (remembered until the layers are replaced)
-            return None
-        if state.shape[0] != steps[0][1].shape[0]:
-            return None  # the module's forward raises torch's error for a wrong width
+        steps = plan.numpy_steps
+        if steps is None or state.shape[0] != steps[0][1].shape[0]:
+            return None  # (a wrong width: the module's forward raises torch's error)
         x = state
         for kind, weight_t, bias in steps:
-            if kind == "linear":
+            if kind == _LINEAR:
                 x = x @ weight_t
                 if bias is not None:
                     x += bias
-            else:  # relu
+            else:  # ReLU
                 np.maximum(x, 0.0, out=x)
         return x
 
 
+_LINEAR, _RELU, _MODULE = 0, 1, 2
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
                "_backward_pre_hooks")
 
 
-def _numpy_plan(network):
-    """The plan of :meth:`QNetwork.values_of`: ``(modules, hook dicts, instance dicts, clean,
-    parameter checks, steps)``.
+class _Plan:
+    """What :meth:`QNetwork.forward` and :meth:`QNetwork.values_of` run for the current layers.
 
-    ``steps`` (the numpy operations) is ``None`` when the numpy path does not apply: a layer
-    that is not a plain Linear/ReLU, a parameter that is not float32 on the CPU, a first layer
-    that is not a Linear (a ReLU would write into the caller's array), or a hook or instance
-    ``forward`` set (``clean`` False). The plan holds while the modules, ``clean`` and every
-    Linear's parameters and their storage stay the same (checked on every call, about 1 µs), so
-    adding or removing a hook, replacing a layer or moving or casting the network re-plans."""
-    layers = network.layers
-    modules = tuple(layers._modules.values())
-    watched = (network, layers) + modules
-    hook_dicts = tuple(getattr(m, name) for m in watched for name in _HOOK_DICTS)
-    instance_dicts = tuple(m.__dict__ for m in watched)
-    clean = _clean(hook_dicts, instance_dicts)
-    checks, steps = [], []
-    for layer in modules:
-        kind = type(layer)
-        if kind is nn.Linear:
-            params = layer._parameters
-            weight, bias = params["weight"], params["bias"]
-            checks.append((params, "weight", weight, weight.data_ptr()))
-            if bias is not None:
-                checks.append((params, "bias", bias, bias.data_ptr()))
-            if any(p.device.type != "cpu" or p.dtype != torch.float32
-                   for p in (weight, bias) if p is not None):
-                steps = None
-            elif steps is not None:
-                steps.append(("linear", weight.detach().numpy().T,
-                              None if bias is None else bias.detach().numpy()))
-        elif kind is nn.ReLU:
-            if steps is not None:
-                steps.append(("relu", None, None))
-        else:
-            steps = None
-    if not clean or not steps or steps[0][0] != "linear":
-        steps = None
-    return modules, hook_dicts, instance_dicts, clean, tuple(checks), steps and tuple(steps)
+    ``torch_steps``: ``(_LINEAR, weight, bias)``, ``(_RELU, inplace, None)`` or ``(_MODULE,
+    layer, None)`` per layer. ``numpy_steps``: ``(_LINEAR, weightᵀ as a numpy view, bias view or
+    None)`` / ``(_RELU, None, None)``, or ``None`` when some layer is not a plain Linear/ReLU, a
+    parameter is not float32 on the CPU, or the first layer is not a Linear (a ReLU would write
+    into the caller's array). ``clean`` is False when a hook is set on the network, its
+    ``layers`` or a layer, or a ``forward``/compiled call on one of them (then no steps are
+    used). The plan holds while the ``layers`` module, its layers, ``clean`` and every Linear's
+    parameters and their storage stay the same, so adding or removing a hook, replacing a layer
+    or a parameter, or moving or casting the network makes a new plan."""
 
+    __slots__ = ("layers", "modules", "hook_dicts", "instance_dicts", "clean", "params",
+                 "torch_steps", "numpy_steps")
 
-def _clean(hook_dicts, instance_dicts):
-    """No hook in ``hook_dicts``; no ``forward`` or compiled call in ``instance_dicts``."""
-    if any(hook_dicts):
-        return False
-    for d in instance_dicts:
-        if "forward" in d or d.get("_compiled_call_impl") is not None:
+    def __init__(self, network, layers):
+        self.layers = layers
+        self.modules = modules = tuple(layers._modules.values())
+        watched = (network, layers) + modules
+        self.hook_dicts = tuple(getattr(m, name) for m in watched for name in _HOOK_DICTS)
+        self.instance_dicts = tuple(m.__dict__ for m in watched)
+        self.clean = self._clean()
+        params, torch_steps, numpy_steps = [], [], []
+        for layer in modules:
+            kind = type(layer)
+            if kind is nn.Linear:
+                found = layer._parameters
+                weight, bias = found["weight"], found["bias"]
+                params.append((found, "weight", weight, weight.data_ptr()))
+                if bias is not None:
+                    params.append((found, "bias", bias, bias.data_ptr()))
+                torch_steps.append((_LINEAR, weight, bias))
+                if numpy_steps is not None and all(
+                        p.device.type == "cpu" and p.dtype == torch.float32
+                        for p in (weight, bias) if p is not None):
+                    numpy_steps.append((_LINEAR, weight.detach().numpy().T,
+                                        None if bias is None else bias.detach().numpy()))
+                else:
+                    numpy_steps = None
+            elif kind is nn.ReLU:
+                torch_steps.append((_RELU, layer.inplace, None))
+                if numpy_steps is not None:
+                    numpy_steps.append((_RELU, None, None))
+            else:
+                torch_steps.append((_MODULE, layer, None))
+                numpy_steps = None
+        if not numpy_steps or numpy_steps[0][0] != _LINEAR:
+            numpy_steps = None
+        self.params = tuple(params)
+        self.torch_steps = tuple(torch_steps)
+        self.numpy_steps = numpy_steps and tuple(numpy_steps)
+
+    def _clean(self):
+        if any(self.hook_dicts):
             return False
-    return True
+        for d in self.instance_dicts:
+            if "forward" in d or d.get("_compiled_call_impl") is not None:
+                return False
+        return True
 
-
-def _plan_holds(plan, layers):
-    """Whether ``layers`` still matches ``plan`` (see :func:`_numpy_plan`)."""
-    modules, hook_dicts, instance_dicts, clean, checks, _ = plan
-    if tuple(layers._modules.values()) != modules:
-        return False
-    if _clean(hook_dicts, instance_dicts) is not clean:
-        return False
-    for params, name, param, pointer in checks:
-        if params.get(name) is not param or param.data_ptr() != pointer:
+    def holds(self, layers):
+        """Whether ``layers`` (the network's current ``layers``) still matches this plan."""
+        if layers is not self.layers or tuple(layers._modules.values()) != self.modules:
             return False
-    return True
+        if self._clean() is not self.clean:
+            return False
+        for found, name, param, pointer in self.params:
+            if found.get(name) is not param or param.data_ptr() != pointer:
+                return False
+        return True
 
 
 def _has_hooks(module):

@@ -232,6 +232,38 @@ def test_hooks_and_one_cycle_lr_work_as_with_torch_adam():
     assert calls == ["pre", "post"] * 20
 
 
+def test_global_hooks_argument_changing_pre_hooks_and_the_profiler_as_with_torch_adam():
+    from torch.optim.optimizer import (register_optimizer_step_post_hook,
+                                       register_optimizer_step_pre_hook)
+
+    a, b = mlp(), mlp()
+    oa, ob = torch.optim.Adam(a.parameters(), fused=True), FusedAdam(b.parameters())
+    calls = []
+    handles = [register_optimizer_step_pre_hook(lambda o, args, kwargs: calls.append("pre")),
+               register_optimizer_step_post_hook(lambda o, args, kwargs: calls.append("post"))]
+    try:
+        train(a, oa, 2)
+        train(b, ob, 2)
+    finally:
+        for handle in handles:
+            handle.remove()
+    assert calls == ["pre", "post"] * 4
+    assert_same(a, b)
+    # a pre-hook may replace the arguments, e.g. give a closure; the step returns its loss
+    handle = ob.register_step_pre_hook(lambda o, args, kwargs: (args, {"closure": lambda: 7.0}))
+    assert ob.step() == 7.0
+    handle.remove()
+    ob.register_step_pre_hook(lambda o, args, kwargs: "wrong")
+    with pytest.raises(RuntimeError, match="pre-hook must return None or a tuple"):
+        ob.step()
+    # under a profiler the step is recorded under torch's name
+    c = mlp()
+    oc = FusedAdam(c.parameters())
+    with torch.profiler.profile() as prof:
+        train(c, oc, 1)
+    assert any(e.name == "Optimizer.step#FusedAdam.step" for e in prof.events())
+
+
 @pytest.mark.parametrize("option", ["amsgrad", "maximize", "decoupled_weight_decay"])
 def test_adam_options_it_does_not_implement_fail_at_the_step(option):
     model = mlp()

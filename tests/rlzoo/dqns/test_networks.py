@@ -202,7 +202,7 @@ def test_values_of_follows_training_hooks_casts_and_copies():
     np.testing.assert_allclose(net.values_of(state), _torch_values(net, state), rtol=1e-6)
     # copies compute with their own parameters
     for twin in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
-        assert "_numpy_plan" not in twin.__dict__
+        assert "_layer_plan" not in twin.__dict__
         with torch.no_grad():
             for p in twin.parameters():
                 p.add_(1.0)
