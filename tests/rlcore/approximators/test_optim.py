@@ -264,6 +264,42 @@ def test_global_hooks_argument_changing_pre_hooks_and_the_profiler_as_with_torch
     assert any(e.name == "Optimizer.step#FusedAdam.step" for e in prof.events())
 
 
+def test_hooks_see_the_arguments_torch_gives_them_and_subclasses_run_them_once():
+    def record(log):
+        return lambda o, args, kwargs: log.append((len(args), sorted(kwargs)))
+
+    def closure():
+        return 1.0
+
+    logs = {}
+    for kind in (torch.optim.Adam, FusedAdam):
+        model = mlp()
+        optimizer = kind(model.parameters())
+        log = logs[kind] = []
+        optimizer.register_step_pre_hook(record(log))
+        optimizer.register_step_post_hook(record(log))
+        train(model, optimizer, 1)
+        optimizer.step(closure=closure)
+        optimizer.step(closure)
+        optimizer.step(None)
+    assert logs[FusedAdam] == logs[torch.optim.Adam]
+
+    class Logged(FusedAdam):  # a subclass with a step of its own, wrapped as torch does
+        def step(self, closure=None):
+            calls.append("step")
+            return super().step(closure)
+
+    calls = []
+    a, b = mlp(), mlp()
+    oa, ob = torch.optim.Adam(a.parameters(), fused=True), Logged(b.parameters())
+    ob.register_step_pre_hook(lambda *args: calls.append("pre"))
+    ob.register_step_post_hook(lambda *args: calls.append("post"))
+    train(a, oa, 3)
+    train(b, ob, 3)
+    assert calls == ["pre", "step", "post"] * 3
+    assert_same(a, b)
+
+
 @pytest.mark.parametrize("option", ["amsgrad", "maximize", "decoupled_weight_decay"])
 def test_adam_options_it_does_not_implement_fail_at_the_step(option):
     model = mlp()

@@ -207,3 +207,31 @@ def test_pure_call_only_for_deterministic_networks():
                                     torch.nn.Linear(8, 2)),
                 torch.nn.Sequential(NoisyLinear(4, 2, seed=0))):
         assert not DQNLearner(approximator=approximator(net, 1e-3)).pure_call
+
+
+def test_acting_values_through_numpy_equal_the_torch_forward():
+    """DQN, BasicDQN and PrioritizedDQN act through ``QNetwork.values_of`` on the CPU: the same
+    values as the torch forward (to float32 rounding), as a tensor."""
+    from rlzoo.dqns import BasicDQNLearner, PrioritizedDQNLearner
+
+    calls = []
+
+    class Counting(QNetwork):
+        def values_of(self, state):
+            values = super().values_of(state)
+            calls.append(values is not None)
+            return values
+
+    rng = np.random.default_rng(0)
+    for cls in (DQNLearner, BasicDQNLearner, PrioritizedDQNLearner):
+        net = Counting(4, 3, hidden=(16, 16), seed=1)
+        learner = cls(approximator=approximator(net, 1e-3), min_replay_history=32)
+        for _ in range(5):
+            state = rng.normal(size=4).astype(np.float32)
+            env = type("Env", (), {"state": lambda self, s=state: s})()
+            values = learner(env)
+            assert isinstance(values, torch.Tensor) and values.shape == (3,)
+            with torch.no_grad():
+                expected = net.layers(torch.from_numpy(state)[None])[0]
+            torch.testing.assert_close(values, expected, rtol=1e-6, atol=1e-6)
+    assert calls == [True] * 15

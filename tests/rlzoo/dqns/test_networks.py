@@ -208,3 +208,91 @@ def test_values_of_follows_training_hooks_casts_and_copies():
                 p.add_(1.0)
         np.testing.assert_allclose(twin.values_of(state), _torch_values(twin, state), rtol=1e-6)
         np.testing.assert_allclose(net.values_of(state), _torch_values(net, state), rtol=1e-6)
+
+
+def test_layer_plan_follows_replaced_parameters_layouts_and_instance_forwards():
+    import numpy as np
+
+    state = np.array([0.1, -0.2, 0.3, 0.4], dtype=np.float32)
+    x = torch.from_numpy(state)[None]
+    net = QNetwork(4, 4, hidden=(4,), seed=0)
+    net(x), net.values_of(state)
+    # a new Parameter object (load_state_dict(assign=True)); the old one left unchanged
+    other = QNetwork(4, 4, hidden=(4,), seed=3)
+    net.load_state_dict(other.state_dict(), assign=True)
+    torch.testing.assert_close(net(x), other(x))
+    np.testing.assert_allclose(net.values_of(state), _torch_values(other, state), rtol=1e-6)
+    # the same storage laid out anew (a transposed square weight keeps its data pointer)
+    with torch.no_grad():
+        net.layers[0].weight.data = net.layers[0].weight.data.t()
+    np.testing.assert_allclose(net.values_of(state), _torch_values(net, state), rtol=1e-6)
+    # a bias given to a Linear built without one
+    body = torch.nn.Sequential(torch.nn.Linear(4, 8, bias=False), torch.nn.ReLU())
+    biased = QNetwork(4, 2, body=body, n_features=8, seed=0)
+    biased(x), biased.values_of(state)
+    body[0].bias = torch.nn.Parameter(torch.full((8,), 5.0))
+    assert torch.equal(biased(x), biased.layers(x))
+    np.testing.assert_allclose(biased.values_of(state), _torch_values(biased, state), rtol=1e-6)
+    # a ReLU switched to in-place after the first forward
+    net.layers[1].inplace = True
+    assert torch.equal(net(x), net.layers(x))
+    # a forward set on the network itself, or a layer compiled on its own: the module calls
+    net.forward = lambda x: torch.zeros(1, 4)
+    assert net.values_of(state) is None
+    del net.forward
+    net.layers[0].compile(backend="eager")
+    assert net.values_of(state) is None and net._plan() is None
+
+
+def test_subclass_forward_pruning_torch_func_and_compile_keep_torch_semantics():
+    import numpy as np
+
+    state = np.array([0.1, -0.2, 0.3, 0.4], dtype=np.float32)
+    x = torch.from_numpy(state)[None]
+
+    class Scaled(QNetwork):
+        def forward(self, x):
+            return super().forward(x) * 10
+
+    scaled = Scaled(4, 2, seed=0)
+    assert scaled.values_of(state) is None
+    torch.testing.assert_close(scaled(x), 10 * scaled.layers(x))
+    # pruning moves the weight out of the parameters (and adds a pre-hook)
+    pruned = QNetwork(4, 2, hidden=(8,), seed=0)
+    pruned(x)
+    from torch.nn.utils import prune
+
+    prune.l1_unstructured(pruned.layers[0], "weight", 0.5)
+    assert torch.equal(pruned(x), pruned.layers(x))
+    assert pruned.values_of(state) is None
+    # torch.func transforms run the module calls
+    net = QNetwork(4, 2, hidden=(8,), seed=0)
+    params = {k: v.detach() for k, v in net.named_parameters()}
+    grads = torch.func.grad(
+        lambda p: torch.func.functional_call(net, p, (x,)).sum())(params)
+    net(x).sum().backward()
+    for name, p in net.named_parameters():
+        torch.testing.assert_close(grads[name], p.grad)
+    # compiled, then a hook on a layer: the eager forward and values_of see it
+    compiled = torch.compile(net, backend="eager")
+    compiled(x)
+    net.layers[0].register_forward_hook(lambda module, args, out: out * 0)
+    assert torch.equal(net(x), net.layers(x))
+    assert net.values_of(state) is None
+
+
+def test_layer_plan_makes_no_reference_cycle():
+    import gc
+    import weakref
+
+    import numpy as np
+
+    net = QNetwork(4, 2, seed=0)
+    net(torch.zeros(1, 4)), net.values_of(np.zeros(4, dtype=np.float32))
+    weight = weakref.ref(net.layers[0].weight)
+    gc.disable()
+    try:
+        del net
+        assert weight() is None  # freed by reference counting, without the cycle collector
+    finally:
+        gc.enable()
