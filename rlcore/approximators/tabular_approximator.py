@@ -94,6 +94,8 @@ class TabularVApproximator(_Table, AbstractApproximator):
         self.counts = np.zeros(self.n_state, dtype=np.int64)
 
     def _state(self, s):
+        if type(s) is int and 0 <= s < self.n_state:  # the common case, without the message
+            return s
         return index_in(s, self.n_state, "state",
                         f"TabularVApproximator(n_state={self.n_state})")
 
@@ -109,7 +111,8 @@ def update(app, correction):
                         f"got {correction!r}")
     s, delta = correction
     s = app._state(s)
-    delta = finite_real(delta, "delta", "TabularVApproximator")
+    if not (type(delta) is float and math.isfinite(delta)):
+        delta = finite_real(delta, "delta", "TabularVApproximator")
     app.table[s] += app._step_size(s) * delta
     app._count(s)
 
@@ -147,9 +150,13 @@ class TabularQApproximator(_Table, AbstractApproximator):
         return f"TabularQApproximator(n_state={self.n_state}, n_action={self.n_action})"
 
     def _state(self, s):
+        if type(s) is int and 0 <= s < self.n_state:  # the common case, without the message
+            return s
         return index_in(s, self.n_state, "state", self._owner)
 
     def _action(self, a):
+        if type(a) is int and 0 <= a < self.n_action:
+            return a
         return index_in(a, self.n_action, "action", self._owner)
 
     def __call__(self, s, a=None):
@@ -165,7 +172,8 @@ def update(app, correction):  # noqa: F811
     if isinstance(correction, tuple) and len(correction) == 3:
         s, a, delta = correction
         index = (app._state(s), app._action(a))
-        delta = finite_real(delta, "delta", app._owner)
+        if not (type(delta) is float and math.isfinite(delta)):
+            delta = finite_real(delta, "delta", app._owner)
         app.table[index] += app._step_size(index) * delta
         app._count(index)
     elif isinstance(correction, tuple) and len(correction) == 2:
