@@ -187,7 +187,7 @@ class QNetwork(nn.Module):
 
     def _forward_checked(self, x):
         layers = self._modules["layers"]
-        if _has_hooks(layers) or _has_global_hooks():
+        if not _plain(layers) or _has_global_hooks():
             return layers(x)
         for layer in layers._modules.values():
             kind = type(layer)
@@ -274,9 +274,9 @@ class _Plan:
     ``torch_steps``: ``(_LINEAR, weight, bias)``, ``(_RELU, layer, None)`` or ``(_MODULE,
     layer, None)`` per layer (a Linear whose ``weight`` is not a parameter, e.g. under pruning
     or the old ``weight_norm``, runs as a module). ``clean`` is False when a hook is set on the
-    network, its ``layers`` or a layer, or a ``forward``/compiled call on a layer (then no steps
-    are used). The plan holds while the ``layers`` module, its layers, ``clean`` and every
-    Linear's ``weight`` and ``bias`` (the objects, ``None`` included) stay the same.
+    network, its ``layers`` or a layer, or a ``forward``/compiled call on ``layers`` or a layer
+    (then no steps are used). The plan holds while the ``layers`` module, its layers, ``clean``
+    and every Linear's ``weight`` and ``bias`` (the objects, ``None`` included) stay the same.
 
     :meth:`numpy` gives the numpy steps, made on first use: ``(_LINEAR, weightᵀ view, bias view
     or None)`` / ``(_RELU, None, None)``, or ``None`` when some layer is not a plain Linear/ReLU,
@@ -292,7 +292,8 @@ class _Plan:
         self.modules = modules = tuple(layers._modules.values())
         watched = (network, layers) + modules
         self.hook_dicts = tuple(getattr(m, name) for m in watched for name in _HOOK_DICTS)
-        self.instance_dicts = tuple(m.__dict__ for m in modules)  # not the network's: no cycle
+        # the network's own dict is checked by QNetwork._plan (holding it here made a cycle)
+        self.instance_dicts = tuple(m.__dict__ for m in (layers,) + modules)
         self.clean = self._clean()
         params, torch_steps = [], []
         for layer in modules:

@@ -240,6 +240,10 @@ def test_layer_plan_follows_replaced_parameters_layouts_and_instance_forwards():
     net.forward = lambda x: torch.zeros(1, 4)
     assert net.values_of(state) is None
     del net.forward
+    net.layers.forward = lambda x: torch.full((x.shape[0], 4), 7.0)
+    assert net.values_of(state) is None
+    assert torch.equal(net(x), torch.full((1, 4), 7.0))
+    del net.layers.forward
     net.layers[0].compile(backend="eager")
     assert net.values_of(state) is None and net._plan() is None
 
