@@ -32,10 +32,10 @@ __all__ = ["BasicDQNLearner"]
 class BasicDQNLearner(AbstractLearner):
     """Deep Q-learning from replay with the online network as its own target.
 
-    Keyword arguments: ``approximator`` (a ``NeuralNetworkApproximator`` whose model maps
-    states to Q-values; required), ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``,
-    ``loss="huber"`` (or ``"mse"``), ``min_replay_history=32``, ``update_freq=1``, ``gradient_steps=1``.
-    ``update_step`` counts the env steps seen; ``loss_value`` is the last loss (a tensor).
+    Keyword arguments: ``approximator`` (a ``NeuralNetworkApproximator`` whose model maps states to
+    Q-values; required), ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``loss="huber"`` (or
+    ``"mse"``), ``min_replay_history=32``, ``update_freq=1``, ``gradient_steps=1``. ``update_step``
+    counts the env steps seen; ``loss_value`` is the last loss (a tensor).
 
     >>> import torch
     >>> from rlcore import NeuralNetworkApproximator

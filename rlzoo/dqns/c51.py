@@ -45,11 +45,11 @@ def make_support(learner):
 class C51Learner(AbstractLearner):
     """Categorical distributional DQN.
 
-    Keyword arguments: ``approximator`` (model: states to logits ``(batch, n_actions,
-    n_atoms)``, e.g. :class:`rlzoo.dqns.networks.DistributionalNetwork`; required),
+    Keyword arguments: ``approximator`` (model: states to logits ``(batch, n_actions, n_atoms)``,
+    e.g. :class:`rlzoo.dqns.networks.DistributionalNetwork`; required),
     ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``n_atoms=51``, ``v_min=-10.0``,
-    ``v_max=10.0``, ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``,
-    ``rho=0.0``.
+    ``v_max=10.0``, ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``,
+    ``target_update_freq=100``, ``rho=0.0``.
     """
 
     approximator: object = attrs.field(validator=check_approximator)

@@ -48,10 +48,10 @@ class IQNLearner(AbstractLearner):
     Keyword arguments: ``approximator`` (model ``(state, taus) -> (batch, n, n_actions)``, e.g.
     :class:`rlzoo.dqns.networks.ImplicitQuantileNetwork`; required),
     ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``n_tau=64``, ``n_tau_prime=64``,
-    ``n_tau_act=32``, ``kappa=1.0``, ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``,
-    ``target_update_freq=100``, ``rho=0.0``, ``seed=0`` (an int >= 0: the fractions τ; the
-    updates draw from ``torch_generator(seed)``, acting from two generators seeded by
-    ``numpy.random.SeedSequence(seed).spawn(2)``).
+    ``n_tau_act=32``, ``kappa=1.0``, ``min_replay_history=1000``, ``update_freq=1``,
+    ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``, ``seed=0`` (an int >= 0: the
+    fractions τ; the updates draw from ``torch_generator(seed)``, acting from two generators seeded
+    by ``numpy.random.SeedSequence(seed).spawn(2)``).
     """
 
     approximator: object = attrs.field(validator=check_approximator)

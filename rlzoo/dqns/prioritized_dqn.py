@@ -39,11 +39,11 @@ __all__ = ["PrioritizedDQNLearner", "check_prioritized"]
 class PrioritizedDQNLearner(AbstractLearner):
     """DQN learning from a prioritized replay, with importance-sampling weights.
 
-    Keyword arguments: those of :class:`rlzoo.dqns.dqn.DQNLearner` (``approximator``,
-    ``sampler``, ``gamma=0.99``, ``loss="huber"``, ``min_replay_history=1000``,
-    ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``, ``is_double=False``) plus
-    ``alpha=0.6`` (priority exponent), ``beta_init=0.4``, ``beta_steps=10_000`` (env steps to
-    anneal β to 1; 0 keeps β at ``beta_init``), ``priority_epsilon=1e-6``.
+    Keyword arguments: those of :class:`rlzoo.dqns.dqn.DQNLearner` (``approximator``, ``sampler``,
+    ``gamma=0.99``, ``loss="huber"``, ``min_replay_history=1000``, ``update_freq=1``,
+    ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``, ``is_double=False``) plus
+    ``alpha=0.6`` (priority exponent), ``beta_init=0.4``, ``beta_steps=10_000`` (env steps to anneal
+    β to 1; 0 keeps β at ``beta_init``), ``priority_epsilon=1e-6``.
     """
 
     approximator: object = attrs.field(validator=check_approximator)

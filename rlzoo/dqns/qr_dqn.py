@@ -35,10 +35,11 @@ __all__ = ["QRDQNLearner"]
 class QRDQNLearner(AbstractLearner):
     """Quantile-regression DQN.
 
-    Keyword arguments: ``approximator`` (model: states to ``(batch, n_actions, n_quantiles)``,
-    e.g. :class:`rlzoo.dqns.networks.DistributionalNetwork`; required),
+    Keyword arguments: ``approximator`` (model: states to ``(batch, n_actions, n_quantiles)``, e.g.
+    :class:`rlzoo.dqns.networks.DistributionalNetwork`; required),
     ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``n_quantiles=200``, ``kappa=1.0``,
-    ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``.
+    ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``,
+    ``target_update_freq=100``, ``rho=0.0``.
     """
 
     approximator: object = attrs.field(validator=check_approximator)

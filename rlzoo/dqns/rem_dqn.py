@@ -40,8 +40,8 @@ class REMDQNLearner(AbstractLearner):
 
     Keyword arguments: ``approximator`` (model: states to ``(batch, n_heads, n_actions)``;
     required), ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``loss="huber"``,
-    ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``,
-    ``seed=0`` (mixture weights).
+    ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``,
+    ``target_update_freq=100``, ``rho=0.0``, ``seed=0`` (mixture weights).
     """
 
     approximator: object = attrs.field(validator=check_approximator)
