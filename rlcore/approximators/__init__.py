@@ -6,7 +6,8 @@ learning step. Device placement lives here and nowhere else.
 
 from rlcore.approximators.base import AbstractApproximator
 from rlcore.approximators.linear_approximator import LinearApproximator
-from rlcore.approximators.neural_network_approximator import NeuralNetworkApproximator
+from rlcore.approximators.neural_network_approximator import (NeuralNetworkApproximator,
+                                                             apply_gradients)
 from rlcore.approximators.optim import FusedAdam
 from rlcore.approximators.tabular_approximator import (
                                                        InvDecay,
@@ -15,6 +16,6 @@ from rlcore.approximators.tabular_approximator import (
 )
 from rlcore.approximators.target_network import TargetNetwork
 
-__all__ = ["AbstractApproximator", "FusedAdam", "InvDecay", "LinearApproximator",
+__all__ = ["AbstractApproximator", "FusedAdam", "apply_gradients", "InvDecay", "LinearApproximator",
            "NeuralNetworkApproximator", "TabularQApproximator", "TabularVApproximator",
            "TargetNetwork"]

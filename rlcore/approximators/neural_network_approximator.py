@@ -14,7 +14,7 @@ from rlcore.approximators.base import AbstractApproximator
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.validators import real_in
 
-__all__ = ["NeuralNetworkApproximator"]
+__all__ = ["NeuralNetworkApproximator", "apply_gradients"]
 
 _TORCH_ZERO_GRAD = torch.optim.Optimizer.zero_grad
 
@@ -94,10 +94,44 @@ def update(app, loss):  # noqa: F811
     if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
         raise TypeError(f"update(NeuralNetworkApproximator, loss) needs a scalar tensor, "
                         f"got {loss!r}")
-    value = loss.item()
+    _check_finite(loss.item())
+    _zero_grad(app.optimizer)
+    loss.backward()
+    _clip_and_step(app)
+
+
+def apply_gradients(app, gradients, loss_value):
+    """One optimiser step of ``app`` with gradients computed without autograd.
+
+    ``gradients`` pairs parameters of ``app.model`` with their gradient tensors (same shape,
+    dtype and device; ``None`` leaves the parameter without a gradient, so the optimiser skips
+    it); ``loss_value`` is the loss they are the gradient of, a float. Does what
+    ``update(app, loss)`` does after ``loss.backward()``: a NaN or infinite ``loss_value``
+    raises ``FloatingPointError`` before anything is touched; every gradient of the optimiser's
+    parameters is reset (``set_to_none``), the given ones are set (the tensors themselves,
+    not copies), the global norm is clipped to ``max_grad_norm`` when given (in place, on the
+    given tensors) and the optimiser steps.
+
+    >>> model = torch.nn.Linear(3, 2)
+    >>> app = NeuralNetworkApproximator(model, torch.optim.SGD(model.parameters(), lr=0.5))
+    >>> before = model.bias.detach().clone()
+    >>> apply_gradients(app, [(model.bias, torch.ones(2))], 1.0)
+    >>> (model.bias.detach() - before).tolist()
+    [-0.5, -0.5]
+    """
+    _check_finite(loss_value)
+    _zero_grad(app.optimizer)
+    for parameter, gradient in gradients:
+        parameter.grad = gradient
+    _clip_and_step(app)
+
+
+def _check_finite(value):
     if not math.isfinite(value):
         raise FloatingPointError(f"loss is {value}; no optimiser step was taken")
-    optimizer = app.optimizer
+
+
+def _zero_grad(optimizer):
     if type(optimizer).zero_grad is _TORCH_ZERO_GRAD and "zero_grad" not in optimizer.__dict__:
         # what torch's zero_grad(set_to_none=True) does, without its profiler record (about
         # 10 µs per call on a CPU, a few percent of a small network's gradient step)
@@ -106,7 +140,9 @@ def update(app, loss):  # noqa: F811
                 p.grad = None
     else:  # an optimiser with its own zero_grad
         optimizer.zero_grad(set_to_none=True)
-    loss.backward()
+
+
+def _clip_and_step(app):
     if app.max_grad_norm is not None:
         torch.nn.utils.clip_grad_norm_(app.model.parameters(), app.max_grad_norm)
     app.optimizer.step()

@@ -17,6 +17,7 @@ from rlzoo.dqns.common import (
     attach_sampler,
     bootstrap_factor,
     check_approximator,
+    numpy_td_update,
     one_of,
     positive_int,
     real_in,
@@ -65,7 +66,12 @@ class BasicDQNLearner(AbstractLearner):
 
 @dispatch(BasicDQNLearner, object)
 def update(learner, batch):  # noqa: F811
-    """One gradient step on ``batch``; returns the loss tensor."""
+    """One gradient step on ``batch``; returns the loss tensor (detached when the step ran in
+    numpy: :func:`~rlzoo.dqns.common.numpy_td_update`)."""
+    fast = numpy_td_update(learner, batch, None)
+    if fast is not None:
+        learner.loss_value = fast[0]
+        return fast[0]
     app = learner.approximator
     q_sa = app(batch["state"]).gather(1, batch["action"].long().unsqueeze(1)).squeeze(1)
     with torch.no_grad():

@@ -24,6 +24,7 @@ from rlzoo.dqns.common import (
     check_approximator,
     is_deterministic,
     make_target_network,
+    numpy_td_update,
     one_of,
     positive_int,
     real_in,
@@ -104,7 +105,13 @@ def dqn_target(learner, batch):
 
 @dispatch(DQNLearner, object)
 def update(learner, batch):  # noqa: F811
-    """One gradient step on ``batch``; returns the loss tensor."""
+    """One gradient step on ``batch``; returns the loss tensor (detached when the step ran in
+    numpy: :func:`~rlzoo.dqns.common.numpy_td_update`)."""
+    fast = numpy_td_update(learner, batch, learner.target_network.target_model,
+                           is_double=learner.is_double)
+    if fast is not None:
+        learner.loss_value = fast[0]
+        return fast[0]
     app = learner.approximator
     # double DQN's online Q-values of s' come from a separate forward without gradient (in
     # dqn_target): one forward over s and s' together would make the backward pass twice as

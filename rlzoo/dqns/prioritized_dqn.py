@@ -11,6 +11,8 @@ Shape convention: states ``(batch, *state_shape)``, Q-values ``(batch, n_actions
 """
 
 import attrs
+import numpy as np
+import torch
 
 from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
 from rlcore.dispatch import dispatch, update
@@ -22,6 +24,7 @@ from rlzoo.dqns.common import (
     importance_weights,
     make_target_network,
     non_negative_int,
+    numpy_td_update,
     one_of,
     positive_int,
     real_in,
@@ -82,14 +85,21 @@ def check_prioritized(learner, trajectory):
 
 @dispatch(PrioritizedDQNLearner, object)
 def update(learner, batch):  # noqa: F811
-    """One importance-weighted gradient step; returns the new priorities ``(|δ| + ε)^α``."""
+    """One importance-weighted gradient step; returns the new priorities ``(|δ| + ε)^α`` (in
+    numpy where it can: :func:`~rlzoo.dqns.common.numpy_td_update`)."""
+    weights = importance_weights(batch["priorities"],
+                                 beta_at(learner.update_step, learner.beta_init,
+                                         learner.beta_steps))
+    if type(weights) is torch.Tensor and weights.device.type == "cpu":
+        fast = numpy_td_update(learner, batch, learner.target_network.target_model,
+                               is_double=learner.is_double, weights=weights.numpy())
+        if fast is not None:
+            learner.loss_value, td = fast
+            return torch.from_numpy((np.abs(td) + learner.priority_epsilon) ** learner.alpha)
     app = learner.approximator
     q = app(batch["state"])
     q_sa = q.gather(1, batch["action"].long().unsqueeze(1)).squeeze(1)
     target = dqn_target(learner, batch)
-    weights = importance_weights(batch["priorities"],
-                                 beta_at(learner.update_step, learner.beta_init,
-                                         learner.beta_steps))
     loss, _ = td_loss(q_sa, target, learner.loss, weights)
     update(app, loss)
     learner.loss_value = loss.detach()

@@ -16,6 +16,27 @@ def linear_approximator(weight, lr=0.1):
     return NeuralNetworkApproximator(model, torch.optim.SGD(model.parameters(), lr=lr))
 
 
+def linear_qnetwork_approximator(weight, lr=0.1):
+    """As :func:`linear_approximator`, the ``Linear`` inside a ``QNetwork`` without hidden
+    layers: the DQN learners then take their numpy path (``numpy_td_update``)."""
+    from rlzoo.dqns import QNetwork
+
+    inner = linear_approximator(weight).model
+    net = QNetwork(inner.in_features, inner.out_features, hidden=(), seed=0)
+    net.layers[0] = inner
+    assert net.numpy_layers() is not None
+    return NeuralNetworkApproximator(net, torch.optim.SGD(net.parameters(), lr=lr))
+
+
+LINEAR_BUILDERS = {"torch": linear_approximator, "numpy": linear_qnetwork_approximator}
+
+
+def weight_of(model):
+    """The weight of the model of a :data:`LINEAR_BUILDERS` approximator, or of its target
+    network's copy (a tensor)."""
+    return (model.layers[0] if hasattr(model, "layers") else model).weight
+
+
 def make_batch(state, action, reward, next_state, terminal=None, truncated=None, **extra):
     """A :class:`Batch` of float32/int64/bool tensors (batch axis first)."""
     n = len(action)

@@ -8,33 +8,35 @@ from rlcore import PRE_ACT_STAGE, BatchSampler, update
 from rlzoo.dqns import BasicDQNLearner, QNetwork
 from rlzoo.experiments.common import approximator
 from tests.helpers import LineEnv
-from tests.rlzoo.dqns.dqn_helpers import filled_trajectory, linear_approximator, make_batch, \
-    random_batch
+from tests.rlzoo.dqns.dqn_helpers import LINEAR_BUILDERS, filled_trajectory, make_batch, \
+    random_batch, weight_of
 
 
-def _learner(weight, gamma=0.9, lr=0.1):
-    return BasicDQNLearner(approximator=linear_approximator(weight, lr), gamma=gamma,
+def _learner(weight, gamma=0.9, lr=0.1, path="torch"):
+    return BasicDQNLearner(approximator=LINEAR_BUILDERS[path](weight, lr), gamma=gamma,
                            loss="mse", min_replay_history=32)
 
 
-def test_one_update_matches_the_hand_computed_target():
+@pytest.mark.parametrize("path", ["torch", "numpy"])
+def test_one_update_matches_the_hand_computed_target(path):
     # Q(s) = W s; s = e0 -> Q = [1, 3]; s' = e1 -> Q = [2, 4]
-    learner = _learner([[1.0, 2.0], [3.0, 4.0]])
+    learner = _learner([[1.0, 2.0], [3.0, 4.0]], path=path)
     batch = make_batch([[1, 0]], [0], [1.0], [[0, 1]])
     update(learner, batch)
     # y = 1 + 0.9 max(2, 4) = 4.6; MSE gradient on W[0, 0]: 2 (1 - 4.6) = -7.2; SGD lr 0.1
-    w = learner.approximator.model.weight.detach()
+    w = weight_of(learner.approximator.model).detach()
     torch.testing.assert_close(w, torch.tensor([[1.72, 2.0], [3.0, 4.0]]))
 
 
-def test_termination_does_not_bootstrap_but_truncation_does():
+@pytest.mark.parametrize("path", ["torch", "numpy"])
+def test_termination_does_not_bootstrap_but_truncation_does(path):
     weight = [[1.0, 2.0], [3.0, 4.0]]
     for terminal, truncated, target in ((True, False, 1.0), (False, True, 4.6)):
-        learner = _learner(weight)
+        learner = _learner(weight, path=path)
         update(learner, make_batch([[1, 0]], [0], [1.0], [[0, 1]], terminal=[terminal],
                                    truncated=[truncated]))
         expected = 1.0 - 0.1 * 2 * (1.0 - target)
-        assert learner.approximator.model.weight[0, 0].item() == pytest.approx(expected)
+        assert weight_of(learner.approximator.model)[0, 0].item() == pytest.approx(expected)
 
 
 def test_loss_decreases_on_a_fixed_batch():

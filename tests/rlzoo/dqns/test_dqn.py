@@ -13,38 +13,42 @@ from rlzoo.dqns.dqn import dqn_target
 from rlzoo.experiments.common import approximator
 from tests.helpers import LineEnv
 from tests.rlzoo.dqns.dqn_helpers import (
-    filled_trajectory, linear_approximator, make_batch, params, random_batch, same,
+    LINEAR_BUILDERS, filled_trajectory, linear_approximator, make_batch, params, random_batch,
+    same, weight_of,
 )
 
 W = [[1.0, 2.0], [3.0, 4.0]]  # Q(e0) = [1, 3], Q(e1) = [2, 4]
 
 
-def _learner(weight=W, **kwargs):
+def _learner(weight=W, path="torch", **kwargs):
     kwargs.setdefault("gamma", 0.9)
-    return DQNLearner(approximator=linear_approximator(weight), loss="mse", **kwargs)
+    return DQNLearner(approximator=LINEAR_BUILDERS[path](weight), loss="mse", **kwargs)
 
 
-def test_td_target_uses_the_target_network():
-    learner = _learner()
+@pytest.mark.parametrize("path", ["torch", "numpy"])
+def test_td_target_uses_the_target_network(path):
+    learner = _learner(path=path)
     with torch.no_grad():
-        learner.target_network.target_model.weight.copy_(torch.tensor([[0.0, 5.0], [0.0, 1.0]]))
+        weight_of(learner.target_network.target_model).copy_(torch.tensor([[0.0, 5.0], [0.0, 1.0]]))
     batch = make_batch([[1, 0]], [0], [1.0], [[0, 1]])
     # target net: Q_target(e1) = [5, 1] -> y = 1 + 0.9 * 5
     torch.testing.assert_close(dqn_target(learner, batch), torch.tensor([5.5]))
     update(learner, batch)
     # MSE gradient on W[0, 0]: 2 (1 - 5.5) = -9; SGD lr 0.1 -> 1.9
-    assert learner.approximator.model.weight[0, 0].item() == pytest.approx(1.9)
+    assert weight_of(learner.approximator.model)[0, 0].item() == pytest.approx(1.9)
+    assert learner.loss_value.item() == pytest.approx(4.5 ** 2)
 
 
-def test_double_dqn_picks_the_action_with_the_online_network():
-    learner = _learner(is_double=True)
+@pytest.mark.parametrize("path", ["torch", "numpy"])
+def test_double_dqn_picks_the_action_with_the_online_network(path):
+    learner = _learner(path=path, is_double=True)
     with torch.no_grad():
-        learner.target_network.target_model.weight.copy_(torch.tensor([[0.0, 5.0], [0.0, 1.0]]))
+        weight_of(learner.target_network.target_model).copy_(torch.tensor([[0.0, 5.0], [0.0, 1.0]]))
     batch = make_batch([[1, 0]], [0], [1.0], [[0, 1]])
     # online Q(e1) = [2, 4] -> a* = 1; Q_target(e1, 1) = 1 -> y = 1 + 0.9 * 1
     torch.testing.assert_close(dqn_target(learner, batch), torch.tensor([1.9]))
     update(learner, batch)
-    assert learner.approximator.model.weight[0, 0].item() == pytest.approx(1.0 - 0.2 * -0.9)
+    assert weight_of(learner.approximator.model)[0, 0].item() == pytest.approx(1.0 - 0.2 * -0.9)
 
 
 def test_truncation_bootstraps_and_termination_does_not():

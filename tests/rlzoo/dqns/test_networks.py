@@ -193,21 +193,26 @@ def test_values_of_follows_training_hooks_casts_and_copies():
     # loading weights copies in place; casting and replacing a layer re-plan
     other = QNetwork(4, 2, hidden=(8, 8), seed=5)
     net.load_state_dict(other.state_dict())
-    np.testing.assert_allclose(net.values_of(state), _torch_values(other, state), rtol=1e-6)
+    np.testing.assert_allclose(net.values_of(state), _torch_values(other, state), rtol=1e-6,
+                               atol=1e-6)
     net.double()
     assert net.values_of(state) is None
     net.float()
-    np.testing.assert_allclose(net.values_of(state), _torch_values(other, state), rtol=1e-6)
+    np.testing.assert_allclose(net.values_of(state), _torch_values(other, state), rtol=1e-6,
+                               atol=1e-6)
     net.layers[-1] = torch.nn.Linear(8, 2)
-    np.testing.assert_allclose(net.values_of(state), _torch_values(net, state), rtol=1e-6)
+    np.testing.assert_allclose(net.values_of(state), _torch_values(net, state), rtol=1e-6,
+                               atol=1e-6)
     # copies compute with their own parameters
     for twin in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
         assert "_layer_plan" not in twin.__dict__
         with torch.no_grad():
             for p in twin.parameters():
                 p.add_(1.0)
-        np.testing.assert_allclose(twin.values_of(state), _torch_values(twin, state), rtol=1e-6)
-        np.testing.assert_allclose(net.values_of(state), _torch_values(net, state), rtol=1e-6)
+        np.testing.assert_allclose(twin.values_of(state), _torch_values(twin, state),
+                                   rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(net.values_of(state), _torch_values(net, state),
+                                   rtol=1e-6, atol=1e-6)
 
 
 def test_layer_plan_follows_replaced_parameters_layouts_and_instance_forwards():
@@ -221,18 +226,21 @@ def test_layer_plan_follows_replaced_parameters_layouts_and_instance_forwards():
     other = QNetwork(4, 4, hidden=(4,), seed=3)
     net.load_state_dict(other.state_dict(), assign=True)
     torch.testing.assert_close(net(x), other(x))
-    np.testing.assert_allclose(net.values_of(state), _torch_values(other, state), rtol=1e-6)
+    np.testing.assert_allclose(net.values_of(state), _torch_values(other, state), rtol=1e-6,
+                               atol=1e-6)
     # the same storage laid out anew (a transposed square weight keeps its data pointer)
     with torch.no_grad():
         net.layers[0].weight.data = net.layers[0].weight.data.t()
-    np.testing.assert_allclose(net.values_of(state), _torch_values(net, state), rtol=1e-6)
+    np.testing.assert_allclose(net.values_of(state), _torch_values(net, state), rtol=1e-6,
+                               atol=1e-6)
     # a bias given to a Linear built without one
     body = torch.nn.Sequential(torch.nn.Linear(4, 8, bias=False), torch.nn.ReLU())
     biased = QNetwork(4, 2, body=body, n_features=8, seed=0)
     biased(x), biased.values_of(state)
     body[0].bias = torch.nn.Parameter(torch.full((8,), 5.0))
     assert torch.equal(biased(x), biased.layers(x))
-    np.testing.assert_allclose(biased.values_of(state), _torch_values(biased, state), rtol=1e-6)
+    np.testing.assert_allclose(biased.values_of(state), _torch_values(biased, state), rtol=1e-6,
+                               atol=1e-6)
     # a ReLU switched to in-place after the first forward
     net.layers[1].inplace = True
     assert torch.equal(net(x), net.layers(x))

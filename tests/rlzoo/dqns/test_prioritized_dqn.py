@@ -12,12 +12,13 @@ from rlzoo.dqns import PrioritizedDQNLearner, QNetwork
 from rlzoo.experiments.common import approximator
 from tests.helpers import LineEnv
 from tests.rlzoo.dqns.dqn_helpers import (
-    filled_trajectory, linear_approximator, make_batch, params, random_batch, same,
+    LINEAR_BUILDERS, filled_trajectory, make_batch, params, random_batch, same, weight_of,
 )
 
 
-def test_weighted_update_and_new_priorities_by_hand():
-    learner = PrioritizedDQNLearner(approximator=linear_approximator([[1.0, 2.0], [3.0, 4.0]]),
+@pytest.mark.parametrize("path", ["torch", "numpy"])
+def test_weighted_update_and_new_priorities_by_hand(path):
+    learner = PrioritizedDQNLearner(approximator=LINEAR_BUILDERS[path]([[1.0, 2.0], [3.0, 4.0]]),
                                     gamma=0.9, loss="mse", alpha=0.5, beta_init=1.0,
                                     beta_steps=0, priority_epsilon=1e-6)
     # two copies of s = e0, a = 0, r = 1, s' = e1: δ = 1 + 0.9 * 4 - 1 = 3.6 each, sampled
@@ -27,7 +28,7 @@ def test_weighted_update_and_new_priorities_by_hand():
     priorities = update(learner, batch)
     torch.testing.assert_close(priorities, torch.full((2,), (3.6 + 1e-6) ** 0.5))
     # loss = mean(w_i δ_i²): dL/dW00 = (1 * 2 * -3.6 + 0.25 * 2 * -3.6) / 2 = -4.5; lr 0.1
-    assert learner.approximator.model.weight[0, 0].item() == pytest.approx(1.45)
+    assert weight_of(learner.approximator.model)[0, 0].item() == pytest.approx(1.45)
 
 
 def test_stage_rule_writes_priorities_back_and_needs_a_prioritized_trajectory():

@@ -84,9 +84,10 @@ def test_dqn_mountain_car_reaches_minus_150_on_seed_6(one_thread):
     assert max(evaluation.returns) >= -150, (evaluation.steps, evaluation.returns)
 
 
-def test_basic_dqn_mountain_car_reaches_minus_150_on_seed_3(one_thread):
-    # seed 3 is one of the quickest of seeds 0-14 (-165 at 10,000 steps, -120 at 15,000; 14 of
-    # the 15 reached -150 within 35,000 steps in benchmarks/dqn_mountain_car.py): a few seconds
-    hook = run(registry.make("BasicDQN_MountainCar", 3, steps=20_000, stop_at=-150))
+def test_basic_dqn_mountain_car_reaches_minus_150_on_seed_13(one_thread):
+    # seed 13 is the quickest of seeds 0-14 (-140 at 10,000 steps; 13 of the 15 reached -150
+    # within 50,000 steps in benchmarks/dqn_mountain_car.py, with the numpy gradient step):
+    # a few seconds
+    hook = run(registry.make("BasicDQN_MountainCar", 13, steps=20_000, stop_at=-150))
     evaluation = find_hook(hook, EvaluateEveryNStep)
     assert max(evaluation.returns) >= -150, (evaluation.steps, evaluation.returns)

@@ -1,0 +1,216 @@
+"""The DQN learners' numpy gradient step (``numpy_td_update``) against their torch path."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+from rlcore import NeuralNetworkApproximator, NStepBatchSampler, apply_gradients, update
+from rlzoo.dqns import BasicDQNLearner, DQNLearner, PrioritizedDQNLearner, QNetwork
+from rlzoo.dqns.common import numpy_td_update
+from rlzoo.dqns.networks import blas_threads
+from tests.rlzoo.dqns.dqn_helpers import filled_trajectory, random_batch
+
+
+def _net(hidden=(16, 16), state_size=4, n_actions=2, seed=0):
+    return QNetwork(state_size, n_actions, hidden=hidden, seed=seed)
+
+
+def _learner(cls, net, *, lr=0.05, optimizer=torch.optim.SGD, max_grad_norm=None, **kwargs):
+    app = NeuralNetworkApproximator(net, optimizer(net.parameters(), lr=lr),
+                                    max_grad_norm=max_grad_norm)
+    return cls(approximator=app, min_replay_history=32, **kwargs)
+
+
+def _torch_twin(cls, net, **kwargs):
+    """The same learner on a copy of ``net`` with a no-op forward hook: the torch path."""
+    twin = copy.deepcopy(net)
+    twin.register_forward_hook(lambda module, args, out: None)
+    assert twin.numpy_layers() is None
+    return _learner(cls, twin, **kwargs)
+
+
+def _steps_match(cls, batch, n_steps=3, net=None, **kwargs):
+    """Train the numpy-path and torch-path learners on ``batch``; their losses, gradients,
+    parameters (and PER priorities) agree step by step."""
+    net = _net() if net is None else net
+    fast, slow = _learner(cls, net, **kwargs), _torch_twin(cls, net, **kwargs)
+    for _ in range(n_steps):
+        out_fast, out_slow = update(fast, batch), update(slow, batch)
+        torch.testing.assert_close(out_fast.detach(), out_slow.detach(), rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(fast.loss_value, slow.loss_value.detach(), rtol=1e-5,
+                                   atol=1e-6)
+        for p, q in zip(fast.approximator.model.parameters(),
+                        slow.approximator.model.parameters()):
+            assert (p.grad is None) == (q.grad is None)
+            if p.grad is not None:
+                torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-6)
+            torch.testing.assert_close(p.detach(), q.detach(), rtol=1e-5, atol=1e-6)
+    return fast, slow
+
+
+@pytest.mark.parametrize("loss", ["huber", "mse"])
+@pytest.mark.parametrize("is_double", [False, True])
+def test_dqn_step_equals_the_torch_path(loss, is_double):
+    # reward scale 5: Huber's both branches (|δ| below and above 1) are taken
+    batch = random_batch(64, seed=1)
+    batch["reward"] = batch["reward"] * 5
+    assert batch["terminal"].any()
+    _steps_match(DQNLearner, batch, loss=loss, is_double=is_double, gamma=0.9)
+
+
+def test_basic_dqn_and_prioritized_steps_equal_the_torch_path():
+    batch = random_batch(64, seed=2)
+    batch["reward"] = batch["reward"] * 3
+    _steps_match(BasicDQNLearner, batch, gamma=0.8)
+    batch["priorities"] = torch.linspace(0.1, 2.0, 64)
+    fast, _ = _steps_match(PrioritizedDQNLearner, batch, is_double=True, alpha=0.6,
+                           beta_init=0.4, beta_steps=100)
+    assert update(fast, batch).shape == (64,)
+
+
+def test_n_step_discount_adam_clipping_and_a_frozen_layer():
+    t = filled_trajectory(200)
+    sampler = NStepBatchSampler(3, 0.9, 32, seed=0)
+    batch = sampler(t).to("cpu")
+    assert "discount" in batch and (batch["discount"] < 0.9 ** 2).any()
+    _steps_match(DQNLearner, batch, gamma=0.9, optimizer=torch.optim.Adam, lr=1e-3,
+                 max_grad_norm=0.1)
+    # a frozen first layer (as DQN_MountainCar's scaling layer) gets no gradient
+    net = _net()
+    net.layers[0].requires_grad_(False)
+    fast, _ = _steps_match(DQNLearner, batch, net=net, gamma=0.9)
+    assert fast.approximator.model.layers[0].weight.grad is None
+    # Linear after Linear, no bias on the head
+    net = _net()
+    net.layers = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 8),
+                                     torch.nn.ReLU(), torch.nn.Linear(8, 2, bias=False))
+    _steps_match(DQNLearner, batch, net=net, gamma=0.9)
+
+
+def test_the_torch_path_is_taken_where_numpy_does_not_apply():
+    batch = random_batch(32)
+    net = _net()
+    learner = _learner(DQNLearner, net)
+    target = learner.target_network.target_model
+    assert numpy_td_update(learner, batch, target) is not None
+    # a dueling head, float64, a parameter hook, a shared parameter, a subclass's forward
+    cases = [QNetwork(4, 2, hidden=(8,), dueling=True, seed=0), _net().double()]
+    hooked = _net()
+    hooked.layers[2].weight.register_hook(lambda g: g)
+    cases.append(hooked)
+    tied = _net(hidden=(4, 4))
+    tied.layers[2].weight = tied.layers[0].weight  # both 4 x 4: one parameter, two layers
+    cases.append(tied)
+
+    class OwnForward(QNetwork):
+        def forward(self, x):
+            return super().forward(x) * 2
+
+    cases.append(OwnForward(4, 2, hidden=(8,), seed=0))
+    for net in cases:
+        learner = _learner(DQNLearner, net)
+        b = random_batch(32)
+        if next(net.parameters()).dtype == torch.float64:
+            b = type(b)({k: v.double() if v.is_floating_point() else v for k, v in b.items()})
+        assert numpy_td_update(learner, b, learner.target_network.target_model) is None, net
+        update(learner, b)  # the torch path works
+    # gradients disabled, numpy batches, an approximator subclass: torch's behaviour
+    with torch.no_grad():
+        assert numpy_td_update(learner, batch, target) is None
+    learner = _learner(DQNLearner, _net())
+    numpy_batch = type(batch)({k: v.numpy() for k, v in batch.items()})
+    assert numpy_td_update(learner, numpy_batch, learner.target_network.target_model) is None
+
+    class MyApproximator(NeuralNetworkApproximator):
+        pass
+
+    net = _net()
+    learner = DQNLearner(approximator=MyApproximator(net, torch.optim.SGD(net.parameters(), 0.1)))
+    assert numpy_td_update(learner, batch, learner.target_network.target_model) is None
+
+
+def test_bad_actions_and_a_non_finite_loss_fail_as_on_the_torch_path():
+    net = _net()
+    learner = _learner(DQNLearner, net)
+    batch = random_batch(32)
+    for bad in (5, -1):
+        batch["action"][0] = bad
+        with pytest.raises((RuntimeError, IndexError)):
+            update(learner, batch)
+    batch = random_batch(32)
+    batch["reward"][3] = float("nan")
+    before = [p.detach().clone() for p in net.parameters()]
+    with pytest.raises(FloatingPointError, match="nan"):
+        update(learner, batch)
+    assert all(torch.equal(a, b) for a, b in zip(before, net.parameters()))
+
+
+def test_layout_changes_are_followed_and_gradients_are_new_per_network():
+    batch = random_batch(32)
+    net = _net()
+    learner = _learner(DQNLearner, net)
+    update(learner, batch)
+    grad = net.layers[0].weight.grad
+    net.layers[0].weight.data = net.layers[0].weight.data.clone()  # a new pointer
+    fast, _ = _steps_match(DQNLearner, batch, net=net, n_steps=1)
+    assert fast.approximator.model.layers[0].weight.grad is not grad  # another network's
+
+
+def test_blas_threads_sets_and_restores_the_count():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    controller = threadpoolctl.ThreadpoolController().select(user_api="blas")
+    if not controller.lib_controllers:
+        pytest.skip("numpy's BLAS is not visible to threadpoolctl")
+    blas = controller.lib_controllers[0]
+    original = blas.get_num_threads()
+    blas.set_num_threads(2)
+    previous = torch.get_num_threads()
+    try:
+        if blas.get_num_threads() != 2:
+            pytest.skip("numpy's BLAS does not take 2 threads here")
+        with blas_threads(1):
+            assert blas.get_num_threads() == 1
+        assert blas.get_num_threads() == 2
+        with blas_threads(8):  # never more than it had
+            assert blas.get_num_threads() == 2
+        torch.set_num_threads(1)
+        with blas_threads():  # torch's count
+            assert blas.get_num_threads() == 1
+        assert blas.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(previous)
+        blas.set_num_threads(original)
+
+
+def test_apply_gradients_matches_update_with_a_loss():
+    def build():
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1))
+        model[0].requires_grad_(False)
+        with torch.no_grad():
+            for i, p in enumerate(model.parameters()):
+                p.copy_(torch.linspace(-1, 1, p.numel()).view_as(p) * (i + 1))
+        return NeuralNetworkApproximator(model, torch.optim.Adam(model.parameters(), lr=0.1),
+                                         max_grad_norm=0.5)
+
+    x = torch.linspace(-1, 1, 6).view(2, 3)
+    a, b = build(), build()
+    loss = a(x).pow(2).mean()
+    value = loss.item()
+    update(a, loss)
+    with torch.no_grad():
+        loss_b = b(x).pow(2).mean()
+    head = b.model[1]
+    h = b.model[0](x).detach()
+    g_out = 2 * b.model(x).detach() / 2  # d mean(y²) / dy for 2 rows
+    gradients = [(head.weight, (g_out.T @ h).clone()), (head.bias, g_out.sum(0).clone())]
+    apply_gradients(b, gradients, float(loss_b))
+    assert float(loss_b) == pytest.approx(value)
+    for p, q in zip(a.model.parameters(), b.model.parameters()):
+        torch.testing.assert_close(p, q)
+        assert (p.grad is None) == (q.grad is None)
+    with pytest.raises(FloatingPointError, match="inf"):
+        apply_gradients(b, gradients, float("inf"))
+    assert head.weight.grad is gradients[0][1]  # untouched by the failed call
+    np.testing.assert_array_equal(head.weight.grad.numpy(), gradients[0][1].numpy())
