@@ -104,13 +104,15 @@ def apply_gradients(app, gradients, loss_value):
     """One optimiser step of ``app`` with gradients computed without autograd.
 
     ``gradients`` pairs parameters of ``app.model`` with their gradient tensors (same shape,
-    dtype and device; ``None`` leaves the parameter without a gradient, so the optimiser skips
-    it); ``loss_value`` is the loss they are the gradient of, a float. Does what
-    ``update(app, loss)`` does after ``loss.backward()``: a NaN or infinite ``loss_value``
-    raises ``FloatingPointError`` before anything is touched; every gradient of the optimiser's
-    parameters is reset (``set_to_none``), the given ones are set (the tensors themselves,
-    not copies), the global norm is clipped to ``max_grad_norm`` when given (in place, on the
-    given tensors) and the optimiser steps.
+    dtype and device); ``loss_value`` is the loss they are the gradient of, a float. Does
+    what ``update(app, loss)`` does with ``loss.backward()`` in place of the computed
+    gradients: a NaN or infinite ``loss_value`` raises ``FloatingPointError`` before anything
+    is touched; every gradient of the optimiser's parameters is reset (``set_to_none``); each
+    given gradient becomes its parameter's ``grad`` (the tensor itself, not a copy) or, where
+    the parameter still has one (a parameter the optimiser does not hold), is added to it, as
+    ``backward()`` accumulates; the global norm is clipped to ``max_grad_norm`` when given (in
+    place) and the optimiser steps. Parameters not given keep no gradient (the optimiser
+    skips them).
 
     >>> model = torch.nn.Linear(3, 2)
     >>> app = NeuralNetworkApproximator(model, torch.optim.SGD(model.parameters(), lr=0.5))
@@ -122,7 +124,10 @@ def apply_gradients(app, gradients, loss_value):
     _check_finite(loss_value)
     _zero_grad(app.optimizer)
     for parameter, gradient in gradients:
-        parameter.grad = gradient
+        if parameter.grad is None:
+            parameter.grad = gradient
+        else:
+            parameter.grad = parameter.grad + gradient
     _clip_and_step(app)
 
 

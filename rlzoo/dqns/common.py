@@ -163,14 +163,20 @@ def numpy_td_update(learner, batch, target_model, *, is_double=False, weights=No
     The learner's Q network and ``target_model`` (``None``: bootstrap from the online network,
     as ``BasicDQNLearner``) must give a :class:`~rlzoo.dqns.networks.NumpyMLP`
     (:meth:`~rlzoo.dqns.networks.QNetwork.numpy_layers`: a plain Linear/ReLU MLP, float32 on
-    the CPU, no hooks), the approximator must be a plain :class:`NeuralNetworkApproximator` on
-    the CPU with gradients enabled, and the batch float32 states, int64 actions in range, a
-    float32 reward, a bool ``terminal`` and, from an n-step sampler, a float32 ``discount``,
-    all CPU tensors. The step is the torch path's: target ``r + γ^k (1 − terminal) Q'(s', a*)``
-    (``a*`` greedy under the target network, or under the online one with ``is_double``),
-    Huber or squared loss on ``Q(s, a)``, averaged (weighted by ``weights`` when given), its
-    gradient by hand, then :func:`rlcore.apply_gradients` (finite-loss check, clipping,
-    optimiser step). Values and gradients equal autograd's up to float32 rounding. For a small
+    the CPU, no module or tensor hooks, trainable parameters that are leaves and all held by
+    the optimiser); the approximator must be a plain :class:`NeuralNetworkApproximator` on
+    the CPU; autograd must be plain (gradients enabled, no anomaly detection, no CPU
+    autocast, no saved-tensor hooks); the batch must hold float32 states, int64 actions in
+    range, a float32 reward, a bool ``terminal`` and, from an n-step sampler, a float32
+    ``discount``, all CPU tensors; ``weights`` a float32 array. The step is the torch path's:
+    target ``r + γ^k (1 − terminal) Q'(s', a*)`` (``a*`` greedy under the target network, or
+    under the online one with ``is_double``; the terminated entries masked or multiplied by
+    0 as the torch path does, so a NaN next state gives the same error), Huber or squared
+    loss on ``Q(s, a)``, averaged (weighted by ``weights`` when given), its gradient by hand,
+    then :func:`rlcore.apply_gradients` (finite-loss check, clipping, optimiser step). Not
+    seen: hooks registered on a parameter's autograd node (``p.grad_fn``-style
+    ``AccumulateGrad`` hooks, as distributed all-reduce wrappers use); register them on the
+    tensor (``register_hook``) or add a module hook to keep the torch path. Values and gradients equal autograd's up to float32 rounding. For a small
     network most of a torch step is the cost of the torch calls themselves: a double-DQN step
     of the 64×64 CartPole network on a batch of 128 takes 187 µs here against 248 µs through
     autograd (one CPU thread). The matrix products run with numpy's BLAS limited to torch's
@@ -180,24 +186,42 @@ def numpy_td_update(learner, batch, target_model, *, is_double=False, weights=No
     sample (a float32 array, before the step)."""
     app = learner.approximator
     if (type(app) is not NeuralNetworkApproximator or app.device.type != "cpu"
-            or not torch.is_grad_enabled()):
+            or not _plain_autograd()):
         return None
     online = numpy_layers(app.model)
-    if online is None:
+    if online is None or not _optimizer_holds(app.optimizer, online):
         return None
     if target_model is None:
         target = online
     else:
-        target = numpy_layers(target_model)
+        target = numpy_layers(target_model, training=False)
         if target is None:
             return None
     arrays = _numpy_batch(batch, online.in_features, online.out_features)
     if arrays is None:
         return None
-    with blas_threads():
+    with blas_threads(), np.errstate(all="ignore"):  # a non-finite loss: apply_gradients raises
         loss, td, gradients = _numpy_td(learner, online, target, arrays, is_double, weights)
     apply_gradients(app, gradients, loss)
-    return torch.tensor(loss, dtype=torch.float32), td
+    return torch.tensor(loss, dtype=torch.float32, device="cpu"), td
+
+
+def _plain_autograd():
+    """Whether autograd would just compute gradients: enabled, no anomaly detection, no
+    autocast on the CPU, no saved-tensor hooks (``save_on_cpu``...)."""
+    if (not torch.is_grad_enabled() or torch.is_anomaly_enabled()
+            or torch.is_autocast_enabled("cpu")):
+        return False
+    top_hooks = getattr(torch._C._autograd, "_top_saved_tensors_default_hooks", None)
+    return top_hooks is None or top_hooks(False) is None
+
+
+def _optimizer_holds(optimizer, layers):
+    """Whether ``optimizer`` holds every parameter of ``layers`` that requires a gradient (for
+    one it does not hold, ``backward()`` would add into a gradient no ``zero_grad`` resets)."""
+    held = {id(p) for group in optimizer.param_groups for p in group["params"]}
+    return all(id(p) in held for pair in layers.linears if pair is not None
+               for p in pair if p is not None and p.requires_grad)
 
 
 def _numpy_td(learner, online, target, arrays, is_double, weights):
@@ -217,9 +241,14 @@ def _numpy_td(learner, online, target, arrays, is_double, weights):
         next_value = target.forward(next_state)[rows, online_next.argmax(axis=1)]
     else:
         next_value = target.forward(next_state).max(axis=1)
-    next_value[terminal] = 0.0
-    td = q[rows, action] - (reward + (learner.gamma if discount is None else discount)
-                            * next_value)
+    if discount is None and target is not online:  # as bootstrapped_target: masked
+        next_value[terminal] = 0.0
+        target_value = reward + learner.gamma * next_value
+    else:  # as bootstrap_factor: multiplied (0 · NaN is NaN, as in torch)
+        factor = 1.0 - terminal.astype(np.float32)
+        factor *= learner.gamma if discount is None else discount
+        target_value = reward + factor * next_value
+    td = q[rows, action] - target_value
     if learner.loss == "huber":  # 0.5 δ² within ±1, |δ| − 0.5 outside: c (δ − c / 2)
         slope = np.clip(td, -1.0, 1.0)
         per_sample = slope * (td - 0.5 * slope)
@@ -234,10 +263,11 @@ def _numpy_td(learner, online, target, arrays, is_double, weights):
     return float(per_sample.mean()), td, online.backward(saved, grad_out)
 
 
-def numpy_layers(model):
-    """``model.numpy_layers()`` for a model that has it (a ``QNetwork``), else ``None``."""
+def numpy_layers(model, training=True):
+    """``model.numpy_layers(training)`` for a model that has it (a ``QNetwork``), else
+    ``None``."""
     method = getattr(type(model), "numpy_layers", None)  # the class: a module's getattr is slow
-    return None if method is None else method(model)
+    return None if method is None else method(model, training)
 
 
 def _numpy_batch(batch, width, n_actions):

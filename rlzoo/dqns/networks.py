@@ -255,13 +255,15 @@ class QNetwork(nn.Module):
             return None  # (a wrong width: the module's forward raises torch's error)
         return _numpy_forward(steps, state)
 
-    def numpy_layers(self):
+    def numpy_layers(self, training=True):
         """The layers as a :class:`NumpyMLP` (forward and backward passes in numpy over views
         of the parameters), or ``None`` where :meth:`values_of` would give ``None`` for that
         reason (another layer type, a hook, parameters not float32 in CPU memory, a subclass's
-        own ``forward``) or a parameter is shared between layers or has a hook of its own
-        (``register_hook``, ``register_post_accumulate_grad_hook``: autograd would call it).
-        Checked on every call, like :meth:`values_of`.
+        own ``forward``), a parameter is shared between layers, or, with ``training`` (for
+        :meth:`NumpyMLP.backward`), :meth:`NumpyMLP.trainable_here` is False (no parameter to
+        train, one that is not a leaf or has a gradient hook of its own). ``training=False``
+        is for forward passes only (a target network). Checked on every call, like
+        :meth:`values_of`.
 
         The DQN learners train a plain MLP on the CPU through it
         (:func:`rlzoo.dqns.common.numpy_td_update`): a double-DQN step of the 64×64 CartPole
@@ -272,7 +274,7 @@ class QNetwork(nn.Module):
         if plan is None:
             return None
         mlp_ = plan.numpy_mlp()
-        if mlp_ is None or mlp_.has_tensor_hooks():
+        if mlp_ is None or (training and not mlp_.trainable_here()):
             return None
         return mlp_
 
@@ -286,7 +288,9 @@ class blas_threads:
     numpy DQN step on the 2-core development machine about 3 × slower while another process
     was busy (its threads wait for each other): the pitfall ``torch.set_num_threads(1)``
     avoids for torch. The libraries are found once with ``threadpoolctl``; entering and
-    leaving cost about 1 µs when the count changes."""
+    leaving cost about 1 µs when the count changes. The count is process-wide state: another
+    Python thread's matrix products inside the block run with it too (their values do not
+    change, only their speed)."""
 
     __slots__ = ("n", "previous")
     _controllers = None
@@ -298,10 +302,7 @@ class blas_threads:
     def __enter__(self):
         controllers = blas_threads._controllers
         if controllers is None:
-            from threadpoolctl import ThreadpoolController
-
-            controllers = blas_threads._controllers = tuple(
-                ThreadpoolController().select(user_api="blas").lib_controllers)
+            controllers = blas_threads._controllers = _blas_controllers()
         changed = []
         for controller in controllers:
             count = controller.get_num_threads()
@@ -318,6 +319,21 @@ class blas_threads:
         return False
 
 
+def _blas_controllers():
+    """threadpoolctl's controllers of the loaded BLAS libraries; none (no thread control,
+    with a warning) where threadpoolctl cannot inspect them."""
+    try:
+        from threadpoolctl import ThreadpoolController
+
+        return tuple(ThreadpoolController().select(user_api="blas").lib_controllers)
+    except Exception as error:  # a library threadpoolctl fails on: run without control
+        import warnings
+
+        warnings.warn(f"threadpoolctl could not find numpy's BLAS ({error!r}); numpy's matrix "
+                      f"products keep their own thread count", RuntimeWarning, stacklevel=3)
+        return ()
+
+
 class NumpyMLP:
     """A plain ``Linear``/``ReLU`` stack run in numpy over views of its torch parameters (made
     by :meth:`QNetwork.numpy_layers`): the values of :meth:`forward` are the torch forward's up
@@ -328,24 +344,30 @@ class NumpyMLP:
     the first ``rows`` rows of a forward that kept its activations.
     """
 
-    __slots__ = ("steps", "linears", "in_features", "out_features", "_grads")
+    __slots__ = ("steps", "linears", "in_features", "out_features")
 
     def __init__(self, steps, linears):
         self.steps = steps        # ((kind, weightᵀ view, bias view or None), ...)
         self.linears = linears    # per step: (weight, bias) parameters of a Linear, else None
         self.in_features = steps[0][1].shape[0]
         self.out_features = next(w.shape[1] for kind, w, b in reversed(steps) if kind == _LINEAR)
-        self._grads = {}          # (step, 0 weight / 1 bias) -> (gradient tensor, numpy view)
 
-    def has_tensor_hooks(self):
-        """Whether a parameter has a gradient hook of its own (autograd would call it)."""
+    def trainable_here(self):
+        """Whether :meth:`backward` gives what autograd would: some parameter requires a
+        gradient, every such parameter is a leaf (not a tensor computed from others, as under
+        ``torch.func.functional_call``) and none has a gradient hook of its own
+        (``register_hook``, ``register_post_accumulate_grad_hook``: autograd would call it)."""
+        found = False
         for pair in self.linears:
             if pair is not None:
                 for p in pair:
-                    if p is not None and (p._backward_hooks
-                                          or getattr(p, "_post_accumulate_grad_hooks", None)):
-                        return True
-        return False
+                    if p is None or not p.requires_grad:
+                        continue
+                    if (not p.is_leaf or p._backward_hooks
+                            or getattr(p, "_post_accumulate_grad_hooks", None)):
+                        return False
+                    found = True
+        return found
 
     def forward(self, x, saved=None):
         """The output for ``x``; with a list ``saved``, each layer's input (Linear) or output
@@ -355,8 +377,8 @@ class NumpyMLP:
     def backward(self, saved, grad_out):
         """``[(parameter, gradient tensor), ...]`` for the parameters that require a gradient,
         given ``grad_out`` (``(rows, out_features)``, the loss's gradient with respect to the
-        output of the first ``rows`` rows of the forward that filled ``saved``). The gradient
-        tensors are reused from call to call (overwritten by the next call)."""
+        output of the first ``rows`` rows of the forward that filled ``saved``); new CPU
+        tensors on every call, as ``backward()`` makes."""
         rows = grad_out.shape[0]
         linears = self.linears
         # the lowest layer with a trainable parameter: the gradient goes no further down
@@ -371,25 +393,15 @@ class NumpyMLP:
             if kind == _LINEAR:
                 weight, bias = linears[k]
                 if weight.requires_grad:
-                    tensor, view = self._buffer(k, 0, weight)
-                    np.dot(g.T, kept, out=view)
-                    pairs.append((weight, tensor))
+                    view = np.dot(g.T, kept)
+                    pairs.append((weight, torch.from_numpy(view)))
                 if bias is not None and bias.requires_grad:
-                    tensor, view = self._buffer(k, 1, bias)
-                    np.add.reduce(g, axis=0, out=view)
-                    pairs.append((bias, tensor))
+                    pairs.append((bias, torch.from_numpy(np.add.reduce(g, axis=0))))
                 if k > first:
                     g = g @ weight_t.T
             else:  # ReLU: the gradient passes where the output is positive
                 g = g * (kept > 0)
         return pairs
-
-    def _buffer(self, k, which, parameter):
-        found = self._grads.get((k, which))
-        if found is None:
-            tensor = torch.zeros(parameter.shape, dtype=parameter.dtype)
-            found = self._grads[(k, which)] = (tensor, tensor.numpy())
-        return found
 
 
 _LINEAR, _RELU, _MODULE = 0, 1, 2

@@ -90,7 +90,8 @@ def update(learner, batch):  # noqa: F811
     weights = importance_weights(batch["priorities"],
                                  beta_at(learner.update_step, learner.beta_init,
                                          learner.beta_steps))
-    if type(weights) is torch.Tensor and weights.device.type == "cpu":
+    if (type(weights) is torch.Tensor and weights.device.type == "cpu"
+            and weights.dtype == torch.float32 and not weights.requires_grad):
         fast = numpy_td_update(learner, batch, learner.target_network.target_model,
                                is_double=learner.is_double, weights=weights.numpy())
         if fast is not None:

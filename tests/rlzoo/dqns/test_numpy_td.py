@@ -1,6 +1,7 @@
 """The DQN learners' numpy gradient step (``numpy_td_update``) against their torch path."""
 
 import copy
+import warnings
 
 import numpy as np
 import pytest
@@ -214,3 +215,95 @@ def test_apply_gradients_matches_update_with_a_loss():
         apply_gradients(b, gradients, float("inf"))
     assert head.weight.grad is gradients[0][1]  # untouched by the failed call
     np.testing.assert_array_equal(head.weight.grad.numpy(), gradients[0][1].numpy())
+
+
+def _fast_and_slow(cls=DQNLearner, net=None, **kwargs):
+    net = _net() if net is None else net
+    return _learner(cls, net, **kwargs), _torch_twin(cls, net, **kwargs)
+
+
+def _outcome(learner, batch):
+    try:
+        return float(update(learner, batch).detach().mean())
+    except Exception as error:  # the error's type and message, to compare both paths
+        return f"{type(error).__name__}: {error}"
+
+
+def test_autograd_modes_and_odd_parameters_keep_the_torch_path():
+    batch = random_batch(32)
+    learner = _learner(DQNLearner, _net())
+    target = learner.target_network.target_model
+    for mode in (torch.autograd.detect_anomaly, lambda: torch.autocast("cpu"),
+                 lambda: torch.autograd.graph.save_on_cpu()):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # anomaly mode warns that it is on
+            with mode():
+                assert numpy_td_update(learner, batch, target) is None
+    # every parameter frozen: the torch path's error
+    fast, slow = _fast_and_slow()
+    for learner in (fast, slow):
+        learner.approximator.model.requires_grad_(False)
+    assert "does not require grad" in _outcome(fast, batch) == _outcome(slow, batch)
+    # a parameter the optimiser does not hold: backward() accumulates into its gradient
+    net = _net()
+    app = NeuralNetworkApproximator(net, torch.optim.SGD(net.layers[4].parameters(), lr=0.1),
+                                    max_grad_norm=0.05)
+    learner = DQNLearner(approximator=app, min_replay_history=32)
+    assert numpy_td_update(learner, batch, learner.target_network.target_model) is None
+    # weights computed from other tensors (torch.func.functional_call): not leaves
+    net = _net()
+    learner = _learner(DQNLearner, net)
+    meta = {name: p.detach().clone().requires_grad_() * 1.0 for name, p in net.named_parameters()}
+    with torch.nn.utils.stateless._reparametrize_module(net, meta):
+        assert net.numpy_layers() is None
+        assert net.numpy_layers(training=False) is not None  # forward only: fine
+
+
+def test_non_finite_next_states_fail_or_not_as_on_the_torch_path():
+    batch = random_batch(32, seed=3)
+    terminal = torch.nonzero(batch["terminal"]).flatten()
+    assert len(terminal) > 0
+    batch["next_state"][terminal] = float("nan")
+    # DQN masks the terminated entries (no error); BasicDQN and n-step targets multiply by 0
+    fast, slow = _fast_and_slow(DQNLearner)
+    outcome = _outcome(fast, batch)
+    assert isinstance(outcome, float) and outcome == pytest.approx(_outcome(slow, batch),
+                                                                   rel=1e-5)
+    fast, slow = _fast_and_slow(BasicDQNLearner)
+    assert _outcome(fast, batch) == _outcome(slow, batch) == \
+        "FloatingPointError: loss is nan; no optimiser step was taken"
+    batch["discount"] = torch.full((32,), 0.99)
+    fast, slow = _fast_and_slow(DQNLearner)
+    assert _outcome(fast, batch) == _outcome(slow, batch) == \
+        "FloatingPointError: loss is nan; no optimiser step was taken"
+    # an overflowing loss: the same error, no numpy warning on the way
+    batch = random_batch(32, seed=3)
+    batch["reward"][0] = 1e30
+    fast, slow = _fast_and_slow(DQNLearner, loss="mse")
+    with np.errstate(all="raise"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _outcome(fast, batch) == _outcome(slow, batch) == \
+            "FloatingPointError: loss is inf; no optimiser step was taken"
+
+
+def test_new_gradient_tensors_each_step_on_the_cpu_whatever_the_default_device():
+    batch = random_batch(32)
+    learner = _learner(DQNLearner, _net())
+    update(learner, batch)
+    weight = learner.approximator.model.layers[0].weight
+    kept, value = weight.grad, weight.grad.clone()
+    with torch.device("meta"):
+        loss = update(learner, batch)
+    assert loss.device.type == "cpu" and weight.grad.device.type == "cpu"
+    assert weight.grad is not kept and torch.equal(kept, value)  # the old one untouched
+
+
+def test_prioritized_weights_that_need_the_torch_path():
+    batch = random_batch(32)
+    batch["priorities"] = torch.linspace(0.1, 2.0, 32, dtype=torch.float64)
+    fast, slow = _fast_and_slow(PrioritizedDQNLearner)
+    update(fast, batch), update(slow, batch)
+    assert fast.loss_value.dtype == slow.loss_value.dtype == torch.float64
+    batch["priorities"] = torch.linspace(0.1, 2.0, 32).requires_grad_()
+    fast, slow = _fast_and_slow(PrioritizedDQNLearner)
+    assert update(fast, batch).shape == update(slow, batch).shape == (32,)
