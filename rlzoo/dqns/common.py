@@ -202,8 +202,8 @@ def numpy_td_update(learner, batch, target_model, *, is_double=False, weights=No
         return None
     with blas_threads(), np.errstate(all="ignore"):  # a non-finite loss: apply_gradients raises
         loss, td, gradients = _numpy_td(learner, online, target, arrays, is_double, weights)
-    apply_gradients(app, gradients, loss)
-    return torch.tensor(loss, dtype=torch.float32, device="cpu"), td
+    apply_gradients(app, gradients, float(loss))
+    return torch.from_numpy(np.asarray(loss)), td  # a 0-d float32 CPU tensor
 
 
 def _plain_autograd():
@@ -225,7 +225,8 @@ def _optimizer_holds(optimizer, layers):
 
 
 def _numpy_td(learner, online, target, arrays, is_double, weights):
-    """``(mean loss, td, [(parameter, gradient)])`` of :func:`numpy_td_update`."""
+    """``(mean loss (a float32 scalar), td, [(parameter, gradient)])`` of
+    :func:`numpy_td_update`."""
     state, action, reward, terminal, discount, next_state = arrays
     n = state.shape[0]
     saved = []
@@ -250,7 +251,7 @@ def _numpy_td(learner, online, target, arrays, is_double, weights):
         target_value = reward + factor * next_value
     td = q[rows, action] - target_value
     if learner.loss == "huber":  # 0.5 δ² within ±1, |δ| − 0.5 outside: c (δ − c / 2)
-        slope = np.clip(td, -1.0, 1.0)
+        slope = np.minimum(np.maximum(td, -1.0), 1.0)  # np.clip, without its Python layers
         per_sample = slope * (td - 0.5 * slope)
     else:
         slope = 2.0 * td
@@ -258,9 +259,10 @@ def _numpy_td(learner, online, target, arrays, is_double, weights):
     if weights is not None:
         per_sample = per_sample * weights
         slope = slope * weights
-    grad_out = np.zeros_like(q)
+    grad_out = np.zeros(q.shape, q.dtype)
     grad_out[rows, action] = slope / n
-    return float(per_sample.mean()), td, online.backward(saved, grad_out)
+    loss = np.add.reduce(per_sample) / np.float32(n)  # the mean, as a float32 scalar
+    return loss, td, online.backward(saved, grad_out)
 
 
 def numpy_layers(model, training=True):
@@ -270,30 +272,35 @@ def numpy_layers(model, training=True):
     return None if method is None else method(model, training)
 
 
+_F32, _I64, _BOOL = np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.bool_)
+
+
 def _numpy_batch(batch, width, n_actions):
     """The batch's arrays as numpy views ``(state, action, reward, terminal, discount or None,
     next_state)``, or ``None`` unless they are what :func:`numpy_td_update` takes."""
+    arrays = []
     try:
-        tensors = (batch["state"], batch["action"], batch["reward"], batch["terminal"],
-                   batch.get("discount"), batch["next_state"])
-    except KeyError:
+        for key in ("state", "action", "reward", "terminal", "discount", "next_state"):
+            t = batch.get(key)
+            if t is None and key == "discount":
+                arrays.append(None)
+            elif type(t) is torch.Tensor:  # (not a subclass, whose operations may differ)
+                arrays.append(t.numpy())   # raises for a GPU tensor or one requiring grad
+            else:
+                return None
+    except (RuntimeError, TypeError):
         return None
-    for t in tensors:
-        if t is not None and (type(t) is not torch.Tensor or t.device.type != "cpu"
-                              or t.requires_grad):
-            return None
-    state, action, reward, terminal, discount, next_state = tensors
-    if state.dim() != 2 or state.dtype != torch.float32 or next_state.dtype != torch.float32:
+    state, action, reward, terminal, discount, next_state = arrays
+    if (state.ndim != 2 or state.dtype is not _F32 or next_state.dtype is not _F32
+            or state.shape[1] != width or next_state.shape != state.shape):
         return None
     n = state.shape[0]
-    if n == 0 or state.shape[1] != width or next_state.shape != state.shape:
+    if n == 0 or action.dtype is not _I64 or reward.dtype is not _F32 \
+            or terminal.dtype is not _BOOL or action.shape != (n,) or reward.shape != (n,) \
+            or terminal.shape != (n,):
         return None
-    for t, dtype in ((action, torch.int64), (reward, torch.float32), (terminal, torch.bool),
-                     (discount, torch.float32)):
-        if t is not None and (t.dtype != dtype or t.shape != (n,)):
-            return None
-    arrays = tuple(None if t is None else t.numpy() for t in tensors)
-    action = arrays[1]
+    if discount is not None and (discount.dtype is not _F32 or discount.shape != (n,)):
+        return None
     if action.min() < 0 or action.max() >= n_actions:  # torch's gather raises its error
         return None
     return arrays
