@@ -109,17 +109,17 @@ def apply_gradients(app, gradients, loss_value):
     gradients: a NaN or infinite ``loss_value`` raises ``FloatingPointError`` before anything
     is touched; every gradient of the optimiser's parameters is reset (``set_to_none``); each
     given gradient becomes its parameter's ``grad`` (the tensor itself, not a copy) or, where
-    the parameter still has one (a parameter the optimiser does not hold), is added to it, as
-    ``backward()`` accumulates; the global norm is clipped to ``max_grad_norm`` when given (in
+    the parameter still has one (a parameter the optimiser does not hold, or an optimiser whose
+    ``zero_grad`` zeroes in place), is added to it in place, as ``backward()`` accumulates; the global norm is clipped to ``max_grad_norm`` when given (in
     place) and the optimiser steps. Parameters not given keep no gradient (the optimiser
     skips them).
 
     >>> model = torch.nn.Linear(3, 2)
+    >>> _ = torch.nn.init.zeros_(model.bias)
     >>> app = NeuralNetworkApproximator(model, torch.optim.SGD(model.parameters(), lr=0.5))
-    >>> before = model.bias.detach().clone()
     >>> apply_gradients(app, [(model.bias, torch.ones(2))], 1.0)
-    >>> (model.bias.detach() - before).tolist()
-    [-0.5, -0.5]
+    >>> model.bias.tolist(), model.weight.grad is None
+    ([-0.5, -0.5], True)
     """
     _check_finite(loss_value)
     _zero_grad(app.optimizer)
@@ -127,7 +127,8 @@ def apply_gradients(app, gradients, loss_value):
         if parameter.grad is None:
             parameter.grad = gradient
         else:
-            parameter.grad = parameter.grad + gradient
+            with torch.no_grad():
+                parameter.grad.add_(gradient)
     _clip_and_step(app)
 
 

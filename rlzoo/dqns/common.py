@@ -168,7 +168,9 @@ def numpy_td_update(learner, batch, target_model, *, is_double=False, weights=No
     the CPU; autograd must be plain (gradients enabled, no anomaly detection, no CPU
     autocast, no saved-tensor hooks); the batch must hold float32 states, int64 actions in
     range, a float32 reward, a bool ``terminal`` and, from an n-step sampler, a float32
-    ``discount``, all CPU tensors; ``weights`` a float32 array. The step is the torch path's:
+    ``discount``, all plain CPU tensors (not inference tensors); ``weights`` a float32 array of
+    shape ``(batch,)``; no torch dispatch or function mode (a default device aside) may be
+    active; the target network must have the online one's input and output widths. The step is the torch path's:
     target ``r + γ^k (1 − terminal) Q'(s', a*)`` (``a*`` greedy under the target network, or
     under the online one with ``is_double``; the terminated entries masked or multiplied by
     0 as the torch path does, so a NaN next state gives the same error), Huber or squared
@@ -195,23 +197,34 @@ def numpy_td_update(learner, batch, target_model, *, is_double=False, weights=No
         target = online
     else:
         target = numpy_layers(target_model, training=False)
-        if target is None:
+        if (target is None or target.in_features != online.in_features
+                or target.out_features != online.out_features):
             return None
     arrays = _numpy_batch(batch, online.in_features, online.out_features)
     if arrays is None:
         return None
+    if weights is not None and (weights.dtype is not _F32 or weights.shape != arrays[1].shape):
+        return None
     with blas_threads(), np.errstate(all="ignore"):  # a non-finite loss: apply_gradients raises
-        loss, td, gradients = _numpy_td(learner, online, target, arrays, is_double, weights)
+        loss, td, gradients = _numpy_td(learner, online, None if target_model is None else target,
+                                        arrays, is_double, weights)
     apply_gradients(app, gradients, float(loss))
     return torch.from_numpy(np.asarray(loss)), td  # a 0-d float32 CPU tensor
 
 
 def _plain_autograd():
-    """Whether autograd would just compute gradients: enabled, no anomaly detection, no
-    autocast on the CPU, no saved-tensor hooks (``save_on_cpu``...)."""
+    """Whether torch would just run its operations and compute gradients: gradients enabled,
+    no anomaly detection, no autocast on the CPU, no saved-tensor hooks (``save_on_cpu``...),
+    no torch dispatch mode and no torch function mode other than a default device's."""
     if (not torch.is_grad_enabled() or torch.is_anomaly_enabled()
-            or torch.is_autocast_enabled("cpu")):
+            or torch.is_autocast_enabled("cpu") or torch._C._len_torch_dispatch_stack()):
         return False
+    if torch._C._is_torch_function_mode_enabled():
+        from torch.overrides import _get_current_function_mode_stack
+        from torch.utils._device import DeviceContext
+
+        if any(type(mode) is not DeviceContext for mode in _get_current_function_mode_stack()):
+            return False
     top_hooks = getattr(torch._C._autograd, "_top_saved_tensors_default_hooks", None)
     return top_hooks is None or top_hooks(False) is None
 
@@ -226,28 +239,29 @@ def _optimizer_holds(optimizer, layers):
 
 def _numpy_td(learner, online, target, arrays, is_double, weights):
     """``(mean loss (a float32 scalar), td, [(parameter, gradient)])`` of
-    :func:`numpy_td_update`."""
+    :func:`numpy_td_update`; ``target`` ``None`` bootstraps from the online network."""
     state, action, reward, terminal, discount, next_state = arrays
+    gamma = float(learner.gamma)  # (a numpy float64 γ would make the target float64)
     n = state.shape[0]
     saved = []
-    if target is online or is_double:  # the online values of s' too: one forward of both
+    if target is None or is_double:  # the online values of s' too: one forward of both
         both = online.forward(np.concatenate((state, next_state)), saved)
         q, online_next = both[:n], both[n:]
     else:
         q = online.forward(state, saved)
     rows = np.arange(n)
-    if target is online:
+    if target is None:
         next_value = online_next.max(axis=1)
     elif is_double:
         next_value = target.forward(next_state)[rows, online_next.argmax(axis=1)]
     else:
         next_value = target.forward(next_state).max(axis=1)
-    if discount is None and target is not online:  # as bootstrapped_target: masked
+    if discount is None and target is not None:  # as bootstrapped_target: masked
         next_value[terminal] = 0.0
-        target_value = reward + learner.gamma * next_value
+        target_value = reward + gamma * next_value
     else:  # as bootstrap_factor: multiplied (0 · NaN is NaN, as in torch)
         factor = 1.0 - terminal.astype(np.float32)
-        factor *= learner.gamma if discount is None else discount
+        factor *= gamma if discount is None else discount
         target_value = reward + factor * next_value
     td = q[rows, action] - target_value
     if learner.loss == "huber":  # 0.5 δ² within ±1, |δ| − 0.5 outside: c (δ − c / 2)
@@ -284,9 +298,9 @@ def _numpy_batch(batch, width, n_actions):
             t = batch.get(key)
             if t is None and key == "discount":
                 arrays.append(None)
-            elif type(t) is torch.Tensor:  # (not a subclass, whose operations may differ)
+            elif type(t) is torch.Tensor and not t.is_inference():  # (autograd refuses those)
                 arrays.append(t.numpy())   # raises for a GPU tensor or one requiring grad
-            else:
+            else:  # (a tensor subclass's operations may differ)
                 return None
     except (RuntimeError, TypeError):
         return None

@@ -296,26 +296,32 @@ class blas_threads:
     _controllers = None
 
     def __init__(self, n=None):
-        self.n = torch.get_num_threads() if n is None else int(n)
-        self.previous = ()
+        n = torch.get_num_threads() if n is None else n
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"blas_threads: n must be a positive int, got {n!r}")
+        self.n = int(n)
+        self.previous = []  # one list of (controller, count) per entry: re-entrant
 
     def __enter__(self):
         controllers = blas_threads._controllers
         if controllers is None:
             controllers = blas_threads._controllers = _blas_controllers()
         changed = []
-        for controller in controllers:
-            count = controller.get_num_threads()
-            if count > self.n:
-                controller.set_num_threads(self.n)
-                changed.append((controller, count))
-        self.previous = tuple(changed)
+        self.previous.append(changed)
+        try:
+            for controller in controllers:
+                count = controller.get_num_threads()
+                if count > self.n:
+                    controller.set_num_threads(self.n)
+                    changed.append((controller, count))
+        except BaseException:  # __exit__ will not run: undo what was changed
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc):
-        for controller, count in self.previous:
+        for controller, count in reversed(self.previous.pop()):
             controller.set_num_threads(count)
-        self.previous = ()
         return False
 
 

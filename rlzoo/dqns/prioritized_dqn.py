@@ -96,7 +96,8 @@ def update(learner, batch):  # noqa: F811
                                is_double=learner.is_double, weights=weights.numpy())
         if fast is not None:
             learner.loss_value, td = fast
-            return torch.from_numpy((np.abs(td) + learner.priority_epsilon) ** learner.alpha)
+            return torch.from_numpy((np.abs(td) + float(learner.priority_epsilon))
+                                    ** float(learner.alpha))
     app = learner.approximator
     q = app(batch["state"])
     q_sa = q.gather(1, batch["action"].long().unsqueeze(1)).squeeze(1)

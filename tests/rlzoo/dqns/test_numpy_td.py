@@ -307,3 +307,85 @@ def test_prioritized_weights_that_need_the_torch_path():
     batch["priorities"] = torch.linspace(0.1, 2.0, 32).requires_grad_()
     fast, slow = _fast_and_slow(PrioritizedDQNLearner)
     assert update(fast, batch).shape == update(slow, batch).shape == (32,)
+
+
+def test_second_review_cases_follow_the_torch_path():
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    batch = random_batch(32)
+    # numpy float64 settings keep float32 results
+    fast, slow = _fast_and_slow(PrioritizedDQNLearner, gamma=np.float64(0.9),
+                                alpha=np.float64(0.6), priority_epsilon=np.float64(1e-6))
+    batch["priorities"] = torch.linspace(0.1, 2.0, 32)
+    out_fast, out_slow = update(fast, batch), update(slow, batch)
+    assert out_fast.dtype == out_slow.dtype == fast.loss_value.dtype == torch.float32
+    torch.testing.assert_close(out_fast, out_slow)
+    # PER weights of another shape, batches made under inference mode, torch modes
+    batch["priorities"] = torch.linspace(0.1, 2.0, 32)[:, None]
+    fast, slow = _fast_and_slow(PrioritizedDQNLearner)
+    torch.testing.assert_close(update(fast, batch), update(slow, batch))
+
+    class Identity(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    class Passing(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    learner = _learner(DQNLearner, _net())
+    target = learner.target_network.target_model
+    for mode in (Identity, Passing):
+        with mode():
+            assert numpy_td_update(learner, random_batch(32), target) is None
+    with torch.device("cpu"):  # a default device alone keeps the numpy step
+        assert numpy_td_update(learner, random_batch(32), target) is not None
+    with torch.inference_mode():
+        frozen = random_batch(32)
+    assert numpy_td_update(learner, frozen, target) is None
+    # a target network of other widths; the online network as its own target (masked target)
+    assert numpy_td_update(learner, random_batch(32), _net(n_actions=3)) is None
+    fast, slow = _fast_and_slow(DQNLearner)
+    for learner in (fast, slow):
+        learner.target_network.target_model = learner.approximator.model
+    batch = random_batch(32, seed=3)
+    batch["next_state"][torch.nonzero(batch["terminal"]).flatten()] = float("nan")
+    assert _outcome(fast, batch) == pytest.approx(_outcome(slow, batch), rel=1e-5)
+
+
+def test_apply_gradients_adds_in_place_into_a_gradient_left_by_zero_grad():
+    class ZeroingSGD(torch.optim.SGD):
+        def zero_grad(self, set_to_none=True):
+            super().zero_grad(set_to_none=False)
+
+    model = torch.nn.Linear(2, 1, bias=False)
+    app = NeuralNetworkApproximator(model, ZeroingSGD(model.parameters(), lr=0.5))
+    apply_gradients(app, [(model.weight, torch.ones(1, 2))], 1.0)
+    kept = model.weight.grad
+    apply_gradients(app, [(model.weight, torch.full((1, 2), 2.0))], 1.0)
+    assert model.weight.grad is kept and kept.tolist() == [[2.0, 2.0]]
+
+
+def test_blas_threads_is_reentrant_and_checks_its_count():
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="positive int"):
+            blas_threads(bad)
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    controllers = threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers
+    if not controllers:
+        pytest.skip("numpy's BLAS is not visible to threadpoolctl")
+    blas = controllers[0]
+    original = blas.get_num_threads()
+    blas.set_num_threads(2)
+    try:
+        if blas.get_num_threads() != 2:
+            pytest.skip("numpy's BLAS does not take 2 threads here")
+        limit = blas_threads(1)
+        with limit:
+            with limit:
+                assert blas.get_num_threads() == 1
+            assert blas.get_num_threads() == 1
+        assert blas.get_num_threads() == 2
+    finally:
+        blas.set_num_threads(original)
