@@ -105,14 +105,14 @@ def apply_gradients(app, gradients, loss_value):
 
     ``gradients`` pairs parameters of ``app.model`` with their gradient tensors (same shape,
     dtype and device); ``loss_value`` is the loss they are the gradient of, a float. Does
-    what ``update(app, loss)`` does with ``loss.backward()`` in place of the computed
-    gradients: a NaN or infinite ``loss_value`` raises ``FloatingPointError`` before anything
-    is touched; every gradient of the optimiser's parameters is reset (``set_to_none``); each
-    given gradient becomes its parameter's ``grad`` (the tensor itself, not a copy) or, where
-    the parameter still has one (a parameter the optimiser does not hold, or an optimiser whose
-    ``zero_grad`` zeroes in place), is added to it in place, as ``backward()`` accumulates; the global norm is clipped to ``max_grad_norm`` when given (in
-    place) and the optimiser steps. Parameters not given keep no gradient (the optimiser
-    skips them).
+    what ``update(app, loss)`` does, with the given gradients in place of ``loss.backward()``:
+    a NaN or infinite ``loss_value`` raises ``FloatingPointError`` before anything is
+    touched; the optimiser's gradients are reset (``zero_grad(set_to_none=True)``); each given
+    gradient becomes its parameter's ``grad`` (the tensor itself, not a copy) or, where the
+    parameter still has one (a parameter the optimiser does not hold, or an optimiser whose
+    ``zero_grad`` zeroes in place), is added to it in place, as ``backward()`` accumulates;
+    the global norm is clipped to ``max_grad_norm`` when given (in place) and the optimiser
+    steps.
 
     >>> model = torch.nn.Linear(3, 2)
     >>> _ = torch.nn.init.zeros_(model.bias)

@@ -160,32 +160,33 @@ def numpy_td_update(learner, batch, target_model, *, is_double=False, weights=No
     """One gradient step of ``learner``'s TD loss computed in numpy, or ``None`` (nothing
     done) where that does not apply; then the learner takes its torch path.
 
-    The learner's Q network and ``target_model`` (``None``: bootstrap from the online network,
-    as ``BasicDQNLearner``) must give a :class:`~rlzoo.dqns.networks.NumpyMLP`
-    (:meth:`~rlzoo.dqns.networks.QNetwork.numpy_layers`: a plain Linear/ReLU MLP, float32 on
-    the CPU, no module or tensor hooks, trainable parameters that are leaves and all held by
-    the optimiser); the approximator must be a plain :class:`NeuralNetworkApproximator` on
-    the CPU; autograd must be plain (gradients enabled, no anomaly detection, no CPU
-    autocast, no saved-tensor hooks); the batch must hold float32 states, int64 actions in
-    range, a float32 reward, a bool ``terminal`` and, from an n-step sampler, a float32
-    ``discount``, all plain CPU tensors (not inference tensors); ``weights`` a float32 array of
-    shape ``(batch,)``; no torch dispatch or function mode (a default device aside) may be
-    active; the target network must have the online one's input and output widths. The step is the torch path's:
-    target ``r + γ^k (1 − terminal) Q'(s', a*)`` (``a*`` greedy under the target network, or
-    under the online one with ``is_double``; the terminated entries masked or multiplied by
-    0 as the torch path does, so a NaN next state gives the same error), Huber or squared
-    loss on ``Q(s, a)``, averaged (weighted by ``weights`` when given), its gradient by hand,
-    then :func:`rlcore.apply_gradients` (finite-loss check, clipping, optimiser step). Not
-    seen: hooks registered on a parameter's autograd node (``p.grad_fn``-style
-    ``AccumulateGrad`` hooks, as distributed all-reduce wrappers use); register them on the
-    tensor (``register_hook``) or add a module hook to keep the torch path. Values and gradients equal autograd's up to float32 rounding. For a small
-    network most of a torch step is the cost of the torch calls themselves: a double-DQN step
-    of the 64×64 CartPole network on a batch of 128 takes 187 µs here against 248 µs through
-    autograd (one CPU thread). The matrix products run with numpy's BLAS limited to torch's
-    thread count (:class:`~rlzoo.dqns.networks.blas_threads`).
+    The step is the torch path's: target ``r + γ^k (1 − terminal) Q'(s', a*)`` (``a*`` greedy
+    under the target network, or under the online one with ``is_double``; the terminated
+    entries masked or multiplied by 0 as the torch path does, so a NaN next state gives the
+    same error), Huber or squared loss on ``Q(s, a)``, averaged (weighted by ``weights`` when
+    given), its gradient by hand, then :func:`rlcore.apply_gradients` (finite-loss check,
+    clipping, optimiser step). Values and gradients equal autograd's up to float32 rounding.
+    For a small network most of a torch step is the cost of the torch calls themselves: a
+    double-DQN step of the 64×64 CartPole network on a batch of 128 takes about 190 µs here
+    against 248 µs through autograd (one CPU thread). The matrix products run with numpy's
+    BLAS limited to torch's thread count (:class:`~rlzoo.dqns.networks.blas_threads`).
 
-    Returns ``(loss, td)``: the mean loss as a 0-d tensor and ``Q(s, a) − target`` per
-    sample (a float32 array, before the step)."""
+    Where it applies: the learner's Q network and ``target_model`` (``None``: bootstrap from
+    the online network, as ``BasicDQNLearner``) give a :class:`~rlzoo.dqns.networks.NumpyMLP`
+    of the same input and output widths (:meth:`~rlzoo.dqns.networks.QNetwork.numpy_layers`:
+    a plain Linear/ReLU MLP, float32 on the CPU, no module or tensor hooks, trainable
+    parameters that are leaves, all held by the optimiser); the approximator is a plain
+    :class:`NeuralNetworkApproximator` on the CPU; torch runs plainly (gradients enabled, no
+    anomaly detection, no CPU autocast, no saved-tensor hooks, no dispatch or function mode
+    but a default device's); the batch holds float32 states, int64 actions in range, a
+    float32 reward, a bool ``terminal`` and, from an n-step sampler, a float32 ``discount``,
+    all plain CPU tensors (not inference tensors); ``weights`` is a float32 array of shape
+    ``(batch,)``. Not seen: hooks registered on a parameter's autograd node
+    (``AccumulateGrad`` hooks, as distributed all-reduce wrappers use); register them on the
+    tensor (``register_hook``) or add a module hook to keep the torch path.
+
+    Returns ``(loss, td)``: the mean loss as a 0-d float32 CPU tensor and ``Q(s, a) − target``
+    per sample (a float32 array, before the step)."""
     app = learner.approximator
     if (type(app) is not NeuralNetworkApproximator or app.device.type != "cpu"
             or not _plain_autograd()):
