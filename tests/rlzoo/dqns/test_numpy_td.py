@@ -159,30 +159,38 @@ def test_layout_changes_are_followed_and_gradients_are_new_per_network():
     assert fast.approximator.model.layers[0].weight.grad is not grad  # another network's
 
 
-def test_blas_threads_sets_and_restores_the_count():
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    controller = threadpoolctl.ThreadpoolController().select(user_api="blas")
-    if not controller.lib_controllers:
+@pytest.fixture
+def blas_at_two_threads():
+    """numpy's BLAS controller (threadpoolctl's), set to 2 threads; its count and torch's are
+    restored afterwards."""
+    from threadpoolctl import ThreadpoolController
+
+    controllers = ThreadpoolController().select(user_api="blas").lib_controllers
+    if not controllers:
         pytest.skip("numpy's BLAS is not visible to threadpoolctl")
-    blas = controller.lib_controllers[0]
-    original = blas.get_num_threads()
+    blas = controllers[0]
+    original, previous = blas.get_num_threads(), torch.get_num_threads()
     blas.set_num_threads(2)
-    previous = torch.get_num_threads()
     try:
         if blas.get_num_threads() != 2:
             pytest.skip("numpy's BLAS does not take 2 threads here")
-        with blas_threads(1):
-            assert blas.get_num_threads() == 1
-        assert blas.get_num_threads() == 2
-        with blas_threads(8):  # never more than it had
-            assert blas.get_num_threads() == 2
-        torch.set_num_threads(1)
-        with blas_threads():  # torch's count
-            assert blas.get_num_threads() == 1
-        assert blas.get_num_threads() == 2
+        yield blas
     finally:
         torch.set_num_threads(previous)
         blas.set_num_threads(original)
+
+
+def test_blas_threads_sets_and_restores_the_count(blas_at_two_threads):
+    blas = blas_at_two_threads
+    with blas_threads(1):
+        assert blas.get_num_threads() == 1
+    assert blas.get_num_threads() == 2
+    with blas_threads(8):  # never more than it had
+        assert blas.get_num_threads() == 2
+    torch.set_num_threads(1)
+    with blas_threads():  # torch's count
+        assert blas.get_num_threads() == 1
+    assert blas.get_num_threads() == 2
 
 
 def test_apply_gradients_matches_update_with_a_loss():
@@ -367,25 +375,17 @@ def test_apply_gradients_adds_in_place_into_a_gradient_left_by_zero_grad():
     assert model.weight.grad is kept and kept.tolist() == [[2.0, 2.0]]
 
 
-def test_blas_threads_is_reentrant_and_checks_its_count():
+def test_blas_threads_checks_its_count():
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="positive int"):
             blas_threads(bad)
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    controllers = threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers
-    if not controllers:
-        pytest.skip("numpy's BLAS is not visible to threadpoolctl")
-    blas = controllers[0]
-    original = blas.get_num_threads()
-    blas.set_num_threads(2)
-    try:
-        if blas.get_num_threads() != 2:
-            pytest.skip("numpy's BLAS does not take 2 threads here")
-        limit = blas_threads(1)
+
+
+def test_blas_threads_is_reentrant(blas_at_two_threads):
+    blas = blas_at_two_threads
+    limit = blas_threads(1)
+    with limit:
         with limit:
-            with limit:
-                assert blas.get_num_threads() == 1
             assert blas.get_num_threads() == 1
-        assert blas.get_num_threads() == 2
-    finally:
-        blas.set_num_threads(original)
+        assert blas.get_num_threads() == 1
+    assert blas.get_num_threads() == 2
