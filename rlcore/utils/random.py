@@ -11,20 +11,36 @@ __all__ = ["make_rng", "sample_space"]
 def make_rng(rng=None, seed=None):
     """Return a ``numpy.random.Generator`` from ``rng`` (a Generator) or ``seed`` (an int).
 
-    Exactly one of them may be given; with neither, a fresh unseeded generator is returned.
+    One of them may be given; with neither, a fresh unseeded generator is returned. Both may be
+    given only when ``rng`` was made from that very seed (``numpy.random.default_rng(seed)``,
+    or a copy of one): then ``rng`` itself is returned. That is what ``attrs.evolve`` passes
+    when it copies a component made with ``seed=`` (its ``rng`` field holds the generator made
+    from its ``seed`` field), so the evolved copy draws from the same generator, as evolve
+    shares every other field.
 
     >>> int(make_rng(seed=0).integers(10)) == int(make_rng(seed=0).integers(10))
     True
+    >>> rng = make_rng(seed=3)
+    >>> make_rng(rng, seed=3) is rng
+    True
     """
-    if rng is not None and seed is not None:
-        raise ValueError(f"give rng or seed, not both (got rng={rng!r}, seed={seed!r})")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise TypeError(f"seed must be an int, got {seed!r}")
     if rng is not None:
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        if seed is not None and not _made_from(rng, seed):
+            raise ValueError(f"give rng or seed, not both (got rng={rng!r}, seed={seed!r}; both "
+                             f"are accepted only when rng was made from that seed)")
         return rng
-    if seed is not None and not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int, got {seed!r}")
     return np.random.default_rng(seed)
+
+
+def _made_from(rng, seed):
+    """Whether ``rng``'s bit generator was seeded with ``seed`` itself (not a spawned child)."""
+    sequence = getattr(rng.bit_generator, "seed_seq", None)
+    return (isinstance(sequence, np.random.SeedSequence) and sequence.entropy == int(seed)
+            and sequence.spawn_key == ())
 
 
 def sample_space(space, rng):

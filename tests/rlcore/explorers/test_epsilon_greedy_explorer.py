@@ -1,3 +1,4 @@
+import copy
 import math
 
 import numpy as np
@@ -245,3 +246,27 @@ def test_select_checks_the_number_of_values():
         explorer.select(lambda: [0.0, 1.0, 2.0], 2)
     with pytest.raises(ValueError, match="mask has 3 entries but there are 2"):
         explorer.select(lambda: [0.0, 1.0], 2, [True, False, True])
+
+
+def test_attrs_evolve_of_a_seeded_explorer_shares_its_generator():
+    # evolve passes both the rng made from the seed and the seed: accepted, the rng is shared
+    import attrs
+
+    explorer = EpsilonGreedyExplorer(epsilon_stable=1.0, seed=4)
+    evolved = attrs.evolve(explorer, epsilon_stable=0.5)
+    assert evolved.epsilon_stable == 0.5 and evolved.seed == 4 and evolved.rng is explorer.rng
+    copied = attrs.evolve(copy.deepcopy(explorer))  # a copied generator keeps its seed
+    assert copied.rng is not explorer.rng
+    assert copied.rng.random() == explorer.rng.random()
+
+
+def test_rng_and_seed_together_need_the_rng_made_from_that_seed():
+    for rng in (np.random.default_rng(5), np.random.default_rng(np.random.SeedSequence(4).spawn(1)[0]),
+                np.random.default_rng()):
+        with pytest.raises(ValueError, match="give rng or seed, not both .* seed=4; both are "
+                                             "accepted only when rng was made from that seed"):
+            EpsilonGreedyExplorer(epsilon_stable=0.1, rng=rng, seed=4)
+    rng = np.random.default_rng(4)
+    assert EpsilonGreedyExplorer(epsilon_stable=0.1, rng=rng, seed=np.int64(4)).rng is rng
+    with pytest.raises(TypeError, match="seed must be an int, got True"):
+        EpsilonGreedyExplorer(epsilon_stable=0.1, seed=True)
