@@ -28,7 +28,8 @@ from rlzoo.dqns.networks import blas_threads
 
 __all__ = [
     "positive_int", "real_in", "non_negative_int", "one_of", "boolean", "check_approximator",
-    "attach_sampler", "make_target_network", "should_learn", "sync_target", "state_batch",
+    "attach_sampler", "make_target_network", "target_noise_seed", "should_learn", "sync_target",
+    "state_batch",
     "state_values", "numpy_td_update",
     "bootstrap_factor", "bootstrapped_target", "is_deterministic", "td_loss",
     "project_onto_support", "c51_cross_entropy", "quantile_huber_loss", "importance_weights",
@@ -65,8 +66,28 @@ def attach_sampler(learner):
 
 def make_target_network(learner):
     """A :class:`TargetNetwork` over the learner's approximator; the learner syncs it itself
-    (every ``target_update_freq`` env steps, with Polyak factor ``rho``)."""
-    return TargetNetwork(learner.approximator, sync_every=1, rho=learner.rho)
+    (every ``target_update_freq`` env steps, with Polyak factor ``rho``).
+
+    Noisy layers of the target copy draw noise of their own: a deep copy would replay the
+    online layers' noise draw for draw, where noisy nets use independent noise ε' for the
+    target (Fortunato et al., 2018; Hessel et al., 2018). Each gets the seed
+    :func:`target_noise_seed` derives from its online layer's."""
+    network = TargetNetwork(learner.approximator, sync_every=1, rho=learner.rho)
+    from rlzoo.dqns.networks import NoisyLinear
+
+    for module in network.target_model.modules():
+        if isinstance(module, NoisyLinear):
+            module.reseed(target_noise_seed(module.seed))
+    return network
+
+
+def target_noise_seed(seed):
+    """The seed of a target network's noisy layer whose online layer has ``seed``: another
+    hashed from it by ``numpy.random.SeedSequence`` (a child stream), not a small offset that
+    a layer of a nearby seed could hold."""
+    entropy = int(seed) % 2**64
+    state = np.random.SeedSequence(entropy, spawn_key=(0x7A46,)).generate_state(2, np.uint32)
+    return int(state[0]) << 31 | int(state[1]) >> 1  # 62 bits: torch's manual_seed takes it
 
 
 def should_learn(learner, trajectory):

@@ -7,9 +7,11 @@ Dopamine's ``ImplicitQuantileAgent``.
 Shape convention: the network maps ``(state (batch, *state_shape), taus (batch, n))`` to
 ``(batch, n, n_actions)``. Acting: ``Q(s, a) = mean_k Z_τk(s, a)`` over ``n_tau_act`` fractions
 ``τ ~ U(0, 1)``. Learning: ``N = n_tau`` online fractions τ and ``N' = n_tau_prime`` target
-fractions τ'; ``a* = argmax_a mean_j Z'_τ'j(s', a)`` over the same target samples; target
+fractions τ'; ``a* = argmax_a mean_k Z'_τ̃k(s', a)`` over ``K = n_tau_act`` fractions τ̃ of its
+own, through the target network (the paper's Algorithm 1 and Dopamine: choosing with the τ'
+that then evaluate a* would bias the target upwards); target
 ``r + γ^k (1 − terminal) Z'_τ'j(s', a*)``; loss: quantile Huber loss at τ, summed over the N
-fractions and averaged over the N' targets. Fractions come from three ``torch.Generator``
+fractions and averaged over the N' targets. An update draws τ, τ' and τ̃ in that order. Fractions come from three ``torch.Generator``
 objects of the learner, all seeded from ``seed``: ``generator`` for the updates,
 ``acting_generator`` for acting in training, ``evaluation_generator`` for acting in test mode
 (``testmode``, the model in eval mode), so neither acting nor an evaluation ever shifts the τ
@@ -114,9 +116,13 @@ def update(learner, batch):  # noqa: F811
     z = learner.approximator(state, taus)                               # (B, N, A)
     z_sa = z[rows, :, batch["action"].long()]                           # (B, N)
     with torch.no_grad():
+        network, next_state = learner.target_network, batch["next_state"]
         taus_prime = learner.sample_taus(size, learner.n_tau_prime)
-        z_next = learner.target_network.target(batch["next_state"], taus_prime)  # (B, N', A)
-        best = z_next.mean(dim=1).argmax(dim=1)
+        z_next = network.target(next_state, taus_prime)                 # (B, N', A)
+        # a* from K = n_tau_act fractions of its own (Algorithm 1 of the paper, Dopamine):
+        # choosing a* with the τ' that then evaluate it would bias the target upwards
+        taus_select = learner.sample_taus(size, learner.n_tau_act)
+        best = network.target(next_state, taus_select).mean(dim=1).argmax(dim=1)
         target = batch["reward"].unsqueeze(1) + bootstrap_factor(batch, learner.gamma) \
             .unsqueeze(1) * z_next[rows, :, best]                       # (B, N')
     loss = quantile_huber_loss(z_sa, target, taus, learner.kappa).mean()

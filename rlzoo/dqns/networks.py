@@ -96,6 +96,12 @@ class NoisyLinear(nn.Module):
         self.bias_sigma = nn.Parameter(torch.full((out_features,), sigma))
         self._generator = None
 
+    def reseed(self, seed):
+        """Draw the noise from a new generator seeded with ``seed`` from the next forward on
+        (a target network's copy gets noise of its own this way)."""
+        self.seed = int(seed)
+        self._generator = None
+
     def _noise(self, n):
         device = self.weight_mu.device
         if self._generator is None or self._generator.device != device:

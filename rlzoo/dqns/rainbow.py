@@ -9,7 +9,11 @@ The pieces are composed, not inherited: the network is a
 returns come from an ``NStepBatchSampler``; the trajectory is a
 ``CircularArrayPSARTTrajectory``. The loss is C51's cross-entropy to the projected target
 (:func:`rlzoo.dqns.c51.c51_target`), weighted by importance weights ``(N P(i))^−β / max``;
-new priorities are ``(loss_i + priority_epsilon)^α``.
+new priorities are ``(loss_i + priority_epsilon)^α``, with the cross-entropy as ``loss_i``
+(Dopamine's choice; the paper's KL divergence is smaller by the target's entropy). As in
+Dopamine's Rainbow the next action is the target network's greedy one (the paper chooses it
+with the online network, double Q-learning). The target network's noisy layers draw noise of
+their own (:func:`rlzoo.dqns.common.make_target_network`).
 Shape convention: logits ``(batch, n_actions, n_atoms)``.
 """
 

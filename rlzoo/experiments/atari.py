@@ -20,7 +20,10 @@ both is an error; ``eval_steps=None`` alone runs 10).
 
 Difference from Dopamine, stated: ``Dopamine_Rainbow_Atari`` uses Dopamine's Rainbow (C51 +
 prioritized replay + 3-step returns, no dueling or noisy layers) by default; ``dueling=True,
-noisy=True`` gives the full Rainbow of Hessel et al.
+noisy=True`` adds the dueling head and noisy output layers of Hessel et al.'s Rainbow. Two
+differences from that paper remain: the next action is chosen by the target network (no double
+Q-learning, as in Dopamine's Rainbow), and the 512-unit hidden layer of the body is a plain
+``Linear`` (the paper makes every fully connected layer noisy).
 """
 
 import torch

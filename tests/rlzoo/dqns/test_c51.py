@@ -70,3 +70,17 @@ def test_bad_support_is_named():
     net = DistributionalNetwork(4, 2, hidden=(8,), n_atoms=3, seed=0)
     with pytest.raises(ValueError, match="v_min"):
         C51Learner(approximator=approximator(net, 1e-3), n_atoms=3, v_min=1.0, v_max=0.0)
+
+
+def test_the_target_comes_from_the_target_network():
+    learner = _learner([[0.2, 0.5, 0.3], [0.6, 0.3, 0.1]])
+    # the online network now puts a* = 0 on p = [0.1, 0.1, 0.8]: a target from it would
+    # differ; the target network keeps the constructor's distributions
+    learner.approximator.model.logits.data = torch.log(torch.tensor([[0.1, 0.1, 0.8],
+                                                                     [0.8, 0.1, 0.1]]))
+    batch = make_batch([[0.0]], [1], [0.5], [[0.0]])
+    target = c51_target(learner, batch)
+    torch.testing.assert_close(target, torch.tensor([[0.1, 0.75, 0.15]]))
+    loss = update(learner, batch)  # the prediction is the online action 1: [0.8, 0.1, 0.1]
+    expected = -(target * torch.log(torch.tensor([[0.8, 0.1, 0.1]]))).sum()
+    assert loss.item() == pytest.approx(expected.item(), rel=1e-5)

@@ -108,3 +108,49 @@ def test_seed_is_validated():
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="seed must be an int >= 0, got"):
             IQNLearner(approximator=approximator(net, 1e-3), seed=bad)
+
+
+def test_the_target_comes_from_the_target_network():
+    model = TauQuantiles()
+    learner = IQNLearner(approximator=NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, n_tau=3,
+        n_tau_prime=4, seed=7)
+    model.scale.data = torch.tensor([2.0, 0.5])  # online only: from it a* would be 0
+    batch = make_batch([[0.0]], [0], [1.0], [[0.0]])
+    g = torch_generator(7, "cpu")
+    taus, taus_prime = torch.rand(1, 3, generator=g), torch.rand(1, 4, generator=g)
+    # a* = 1 under the target's scales [1, 4]; the prediction is the online action 0: 2 τ
+    expected = quantile_huber_loss(taus * 2.0, 1.0 + 0.5 * 4.0 * taus_prime, taus)
+    assert update(learner, batch).item() == pytest.approx(expected.item(), rel=1e-6)
+
+
+class CentredQuantiles(torch.nn.Module):
+    """Z_τ(s, 0) = 0 and Z_τ(s, 1) = τ − 1/2: the greedy action depends on which τ average."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([0.0, 1.0]))
+
+    def forward(self, x, taus):
+        return (taus.unsqueeze(-1) - 0.5) * self.scale                  # (B, N, A)
+
+
+def test_the_next_action_is_chosen_with_fractions_of_its_own():
+    # Dabney et al. (2018), Algorithm 1: a* = argmax_a mean_k Z'_τ̃k(s', a) over K = n_tau_act
+    # fractions drawn after τ and τ', not over the τ' that then evaluate a*
+    for seed in range(100):
+        g = torch_generator(seed, "cpu")
+        taus, taus_prime = torch.rand(1, 2, generator=g), torch.rand(1, 3, generator=g)
+        taus_select = torch.rand(1, 5, generator=g)
+        chosen = int(taus_select.mean() > 0.5)
+        if chosen != int(taus_prime.mean() > 0.5):  # the two rules disagree at this seed
+            break
+    model = CentredQuantiles()
+    learner = IQNLearner(approximator=NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, n_tau=2,
+        n_tau_prime=3, n_tau_act=5, seed=seed)
+    batch = make_batch([[0.0]], [1], [1.0], [[0.0]])
+    next_value = (taus_prime - 0.5) if chosen == 1 else torch.zeros(1, 3)
+    expected = quantile_huber_loss(taus - 0.5, 1.0 + 0.5 * next_value, taus)
+    assert update(learner, batch).item() == pytest.approx(expected.item(), rel=1e-6)
+

@@ -60,3 +60,17 @@ def test_loss_decreases_and_target_waits_for_sync():
     assert same(before, params(learner.target_network.target_model))
     update(learner, t, LineEnv(), PRE_ACT_STAGE)
     assert same(params(net), params(learner.target_network.target_model))
+
+
+def test_the_target_comes_from_the_target_network():
+    # the target network keeps the constructor's quantiles; the online one gets others
+    model = FixedQuantiles([[0.0, 2.0], [1.0, 5.0]])
+    learner = QRDQNLearner(approximator=NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, n_quantiles=2)
+    model.quantiles.data = torch.tensor([[0.5, 1.0], [3.0, 4.0]])
+    batch = make_batch([[0.0]], [0], [1.0], [[0.0]])
+    # target: a* = 1 under the target's means (1, 3) -> 1 + 0.5 [1, 5]; prediction: online
+    # action 0 (from the online net, a* would be 1 but its quantiles [3, 4] give [2.5, 3])
+    expected = quantile_huber_loss(torch.tensor([[0.5, 1.0]]), torch.tensor([[1.5, 3.5]]),
+                                   torch.tensor([0.25, 0.75]))
+    assert update(learner, batch).item() == pytest.approx(expected.item())

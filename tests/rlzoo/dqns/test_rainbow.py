@@ -75,3 +75,48 @@ def test_stage_rule_updates_priorities_and_target_waits_for_sync():
     assert np.any(np.asarray(t["priority"].gather(np.arange(100))) != 1.0)
     update(learner, t, LineEnv(), PRE_ACT_STAGE)
     assert same(params(net), params(learner.target_network.target_model))
+
+
+def test_the_target_comes_from_the_target_network():
+    model = FixedLogits([[0.2, 0.5, 0.3], [0.6, 0.3, 0.1]])
+    learner = RainbowLearner(approximator=NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, n_atoms=3, v_min=0.0,
+        v_max=2.0, alpha=0.5, beta_init=1.0, beta_steps=0)
+    # online only: a* would be 0 with p = [0.1, 0.1, 0.8]; action 1 predicts [0.3, 0.3, 0.4]
+    model.logits.data = torch.log(torch.tensor([[0.1, 0.1, 0.8], [0.3, 0.3, 0.4]]))
+    batch = make_batch([[0.0]] * 2, [1, 1], [0.25, 0.25], [[0.0]] * 2, discount=[0.25, 0.25],
+                       priorities=[0.1, 0.4])
+    target = c51_target(learner, batch)  # as in test_one_update_by_hand, from the target net
+    torch.testing.assert_close(target, torch.tensor([[0.475, 0.525, 0.0]] * 2))
+    ce = -(target[0] * torch.log(torch.tensor([0.3, 0.3, 0.4]))).sum()
+    update(learner, batch)
+    assert learner.loss_value.item() == pytest.approx(ce.item() * 0.625, rel=1e-5)
+
+
+def test_the_target_networks_noisy_layers_draw_noise_of_their_own():
+    from rlzoo.dqns.common import target_noise_seed
+    from rlzoo.dqns.networks import NoisyLinear
+
+    def learner():
+        net = DistributionalNetwork(4, 2, hidden=(8,), n_atoms=5, dueling=True, noisy=True,
+                                    seed=0)
+        return RainbowLearner(approximator=approximator(net, 1e-3), n_atoms=5)
+
+    def noisy(model):
+        return [m for m in model.modules() if isinstance(m, NoisyLinear)]
+
+    a, b = learner(), learner()
+    online, target = noisy(a.approximator.model), noisy(a.target_network.target_model)
+    assert len(online) == len(target) == 2
+    for o, t in zip(online, target):
+        assert t.seed == target_noise_seed(o.seed) != o.seed
+        assert not torch.equal(o._noise(5), t._noise(5))  # independent ε and ε'
+    # reproducible: the same seeds give the same target noise
+    for t1, t2 in zip(target, noisy(b.target_network.target_model)):
+        assert t1.seed == t2.seed
+    x = torch.ones(3, 4)
+    torch.testing.assert_close(b.target_network.target(x), learner().target_network.target(x))
+    # a sync copies the parameters and leaves the target's own noise stream
+    seeds = [t.seed for t in target]
+    a.target_network.sync()
+    assert [t.seed for t in target] == seeds

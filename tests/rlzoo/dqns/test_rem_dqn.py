@@ -64,3 +64,17 @@ def test_loss_decreases_and_target_waits_for_sync():
     assert same(before, params(learner.target_network.target_model))
     update(learner, t, LineEnv(), PRE_ACT_STAGE)
     assert same(params(net), params(learner.target_network.target_model))
+
+
+def test_the_target_comes_from_the_target_network():
+    model = FixedHeads([[1.0, 0.0], [0.0, 3.0]])
+    learner = REMDQNLearner(approximator=NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, loss="mse", seed=5)
+    model.q.data = torch.tensor([[2.0, 2.0], [1.0, 1.0]])  # online only
+    alpha = torch.rand(2, generator=torch_generator(5, "cpu"))
+    alpha = alpha / alpha.sum()
+    q_online = alpha[0] * 2.0 + alpha[1] * 1.0             # action 0, online heads
+    q_target = alpha[0] * torch.tensor([1.0, 0.0]) + alpha[1] * torch.tensor([0.0, 3.0])
+    target = 2.0 + 0.5 * q_target.max()
+    batch = make_batch([[0.0]], [0], [2.0], [[0.0]])
+    assert update(learner, batch).item() == pytest.approx(((q_online - target) ** 2).item())
