@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-__all__ = ["index_in", "finite_real", "real_in", "non_negative_int", "positive_int",
+__all__ = ["index_in", "finite_real", "real_in", "int_at_least", "non_negative_int", "positive_int",
            "optional_positive_int", "boolean", "one_of"]
 
 
@@ -65,15 +65,16 @@ def optional_positive_int(instance, attribute, value):
         positive_int(instance, attribute, value)
 
 
-def _int_at_least(minimum):
+def int_at_least(minimum):
+    """An attrs validator: an integer (not a bool) >= ``minimum``."""
     def check(instance, attribute, value):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
             raise ValueError(f"{attribute.name} must be an integer >= {minimum}, got {value!r}")
     return check
 
 
-non_negative_int = _int_at_least(0)
-positive_int = _int_at_least(1)
+non_negative_int = int_at_least(0)
+positive_int = int_at_least(1)
 
 
 def boolean(instance, attribute, value):

@@ -21,6 +21,7 @@ from rlzoo.dqns.common import (
     c51_cross_entropy,
     check_approximator,
     expected_q_values,
+    int_at_least,
     make_target_network,
     positive_int,
     project_onto_support,
@@ -55,7 +56,7 @@ class C51Learner(AbstractLearner):
     approximator: object = attrs.field(validator=check_approximator)
     sampler: object = attrs.field(factory=lambda: BatchSampler(32, seed=0))
     gamma: float = attrs.field(default=0.99, validator=real_in(0, 1))
-    n_atoms: int = attrs.field(default=51, validator=positive_int)
+    n_atoms: int = attrs.field(default=51, validator=int_at_least(2))  # 1: Δz = 0/0
     v_min: float = attrs.field(default=-10.0)
     v_max: float = attrs.field(default=10.0)
     min_replay_history: int = attrs.field(default=1000, validator=positive_int)

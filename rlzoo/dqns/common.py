@@ -23,13 +23,15 @@ import torch
 import torch.nn.functional as F
 
 from rlcore import NeuralNetworkApproximator, NStepBatchSampler, TargetNetwork, apply_gradients
-from rlcore.utils.validators import boolean, non_negative_int, one_of, positive_int, real_in
+from rlcore.utils.validators import (
+    boolean, int_at_least, non_negative_int, one_of, positive_int, real_in,
+)
 from rlzoo.dqns.networks import blas_threads
 
 __all__ = [
-    "positive_int", "real_in", "non_negative_int", "one_of", "boolean", "check_approximator",
-    "attach_sampler", "make_target_network", "target_noise_seed", "should_learn", "sync_target",
-    "state_batch",
+    "positive_int", "real_in", "int_at_least", "non_negative_int", "one_of", "boolean",
+    "check_approximator", "attach_sampler", "make_target_network", "target_noise_seed",
+    "should_learn", "sync_target", "state_batch",
     "state_values", "numpy_td_update",
     "bootstrap_factor", "bootstrapped_target", "is_deterministic", "td_loss",
     "project_onto_support", "c51_cross_entropy", "quantile_huber_loss", "importance_weights",

@@ -75,6 +75,10 @@ class QRDQNLearner(AbstractLearner):
 def update(learner, batch):  # noqa: F811
     """One gradient step on ``batch``; returns the loss tensor."""
     quantiles = learner.approximator(batch["state"])
+    if quantiles.dim() != 3 or quantiles.shape[2] != learner.n_quantiles:
+        raise ValueError(f"QRDQNLearner: the network gives outputs of shape "
+                         f"{tuple(quantiles.shape)}, expected (batch, n_actions, n_quantiles="
+                         f"{learner.n_quantiles}); build it with n_atoms={learner.n_quantiles}")
     rows = torch.arange(quantiles.shape[0], device=quantiles.device)
     quantiles_sa = quantiles[rows, batch["action"].long()]             # (B, N)
     with torch.no_grad():

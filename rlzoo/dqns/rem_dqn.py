@@ -21,6 +21,7 @@ from rlzoo.dqns.common import (
     bootstrap_factor,
     check_approximator,
     make_target_network,
+    non_negative_int,
     one_of,
     positive_int,
     real_in,
@@ -53,7 +54,7 @@ class REMDQNLearner(AbstractLearner):
     gradient_steps: int = attrs.field(default=1, validator=positive_int)
     target_update_freq: int = attrs.field(default=100, validator=positive_int)
     rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
-    seed: int = attrs.field(default=0)
+    seed: int = attrs.field(default=0, validator=non_negative_int)
     generator: object = attrs.field(init=False, repr=False)
     target_network: object = attrs.field(init=False, repr=False)
     update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)

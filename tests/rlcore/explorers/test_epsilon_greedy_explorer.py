@@ -261,7 +261,8 @@ def test_attrs_evolve_of_a_seeded_explorer_shares_its_generator():
 
 
 def test_rng_and_seed_together_need_the_rng_made_from_that_seed():
-    for rng in (np.random.default_rng(5), np.random.default_rng(np.random.SeedSequence(4).spawn(1)[0]),
+    child = np.random.SeedSequence(4).spawn(1)[0]  # entropy 4, but a spawned stream
+    for rng in (np.random.default_rng(5), np.random.default_rng(child),
                 np.random.default_rng()):
         with pytest.raises(ValueError, match="give rng or seed, not both .* seed=4; both are "
                                              "accepted only when rng was made from that seed"):

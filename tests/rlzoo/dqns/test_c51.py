@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from rlcore import PRE_ACT_STAGE, BatchSampler, update
-from rlzoo.dqns import C51Learner, DistributionalNetwork
+from rlzoo.dqns import C51Learner, DistributionalNetwork, RainbowLearner
 from rlzoo.dqns.c51 import c51_target
 from rlzoo.experiments.common import approximator
 from tests.helpers import LineEnv
@@ -70,6 +70,10 @@ def test_bad_support_is_named():
     net = DistributionalNetwork(4, 2, hidden=(8,), n_atoms=3, seed=0)
     with pytest.raises(ValueError, match="v_min"):
         C51Learner(approximator=approximator(net, 1e-3), n_atoms=3, v_min=1.0, v_max=0.0)
+    one = DistributionalNetwork(4, 2, hidden=(8,), n_atoms=1, seed=0)
+    for cls in (C51Learner, RainbowLearner):  # one atom: a support of width 0 (Δz = 0/0)
+        with pytest.raises(ValueError, match="n_atoms must be an integer >= 2, got 1"):
+            cls(approximator=approximator(one, 1e-3), n_atoms=1)
 
 
 def test_the_target_comes_from_the_target_network():

@@ -74,3 +74,14 @@ def test_the_target_comes_from_the_target_network():
     expected = quantile_huber_loss(torch.tensor([[0.5, 1.0]]), torch.tensor([[1.5, 3.5]]),
                                    torch.tensor([0.25, 0.75]))
     assert update(learner, batch).item() == pytest.approx(expected.item())
+
+
+def test_a_network_of_another_width_is_named():
+    # 51 atoms against 200 quantiles failed with a shape error; 1 atom broadcast silently
+    for n_atoms in (51, 1):
+        net = DistributionalNetwork(4, 2, hidden=(8,), n_atoms=n_atoms, seed=0)
+        learner = QRDQNLearner(approximator=approximator(net, 1e-3), n_quantiles=8)
+        with pytest.raises(ValueError, match=rf"outputs of shape \(1, 2, {n_atoms}\), expected "
+                                             r"\(batch, n_actions, n_quantiles=8\); build it "
+                                             r"with n_atoms=8"):
+            update(learner, make_batch([[0.0] * 4], [0], [1.0], [[0.0] * 4]))

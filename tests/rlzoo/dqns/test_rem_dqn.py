@@ -78,3 +78,10 @@ def test_the_target_comes_from_the_target_network():
     target = 2.0 + 0.5 * q_target.max()
     batch = make_batch([[0.0]], [0], [2.0], [[0.0]])
     assert update(learner, batch).item() == pytest.approx(((q_online - target) ** 2).item())
+
+
+def test_a_bad_seed_is_named():
+    net = EnsembleQNetwork(4, 2, hidden=(8,), n_heads=2, seed=0)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match=f"seed must be an integer >= 0, got {bad!r}"):
+            REMDQNLearner(approximator=approximator(net, 1e-3), seed=bad)
