@@ -69,3 +69,13 @@ def test_evaluation_takes_a_step_budget_or_episodes_not_both():
     with pytest.raises(ValueError, match="give n_episodes .* or n_steps .*, not both; got "
                                          "n_episodes=5, n_steps=125000"):
         registry.make("Dopamine_Rainbow_Atari", 0, steps=10, capacity=100, eval_episodes=5)
+
+
+def test_epsilon_is_one_until_learning_starts_then_decays():
+    # Dopamine's linearly_decaying_epsilon(decay_period, step, warmup_steps=min_replay_history)
+    for name in ATARI:
+        experiment = registry.make(name, 0, steps=10, capacity=100, min_replay_history=64)
+        explorer = experiment.policy.policy.explorer
+        assert explorer.epsilon_at(64) == 1.0
+        assert explorer.epsilon_at(64 + 125_000) == pytest.approx(0.505)
+        assert explorer.epsilon_at(64 + 250_000) == pytest.approx(0.01)

@@ -37,3 +37,13 @@ def test_every_cartpole_experiment_is_registered():
     assert set(CARTPOLE) <= set(registry.names())
     for name in CARTPOLE:
         assert registry.parameters(name)["device"] == "cpu"
+
+
+def test_dqn_cartpole_acts_at_random_until_learning_starts():
+    def explorer(**overrides):
+        return registry.make("DQN_CartPole", 0, **overrides).policy.policy.explorer
+
+    default = explorer()  # min_replay_history = 500, epsilon_decay_steps = 1000
+    assert default.epsilon_at(500) == 1.0 and default.epsilon_at(1000) == pytest.approx(0.505)
+    assert explorer(min_replay_history=800).epsilon_at(800) == 1.0
+    assert explorer(epsilon_warmup_steps=0).epsilon_at(500) == pytest.approx(0.505)
