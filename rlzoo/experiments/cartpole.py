@@ -4,7 +4,7 @@ Each takes ``seed`` and keyword overrides (``rlzoo show NAME`` lists them). Hype
 tuned for sample and wall-clock efficiency on a CPU: a 64×64 MLP, Adam, batch 64, one gradient
 step per env step after ``min_replay_history`` steps, ε decaying linearly to ``epsilon_stable``
 (``DQN_CartPole``: batch 128 every 2 env steps and a 5,000-transition replay, tuned for wall time
-to 475).
+to 475, and ε held at 1 until learning starts, ``epsilon_warmup_steps``).
 Evaluation: every ``eval_every`` steps, ``eval_episodes`` greedy episodes on a separate env;
 ``stop_at`` (e.g. 195) ends the run at the first evaluation reaching it.
 """
