@@ -130,7 +130,7 @@ def _dqn_experiment(n_steps, seed):
         batch_size=BATCH, min_replay_history=WARMUP, update_freq=1,
         target_update_freq=TARGET_EVERY, lr=LR,
         gamma=GAMMA, epsilon_stable=EPS_END, epsilon_decay_steps=EPS_STEPS,
-        eval_every=10 * n_steps)
+        epsilon_warmup_steps=0, eval_every=10 * n_steps)  # ε decays from step 0, as the bare loop
 
 
 def ours(n_steps, seed):

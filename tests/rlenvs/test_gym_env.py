@@ -164,8 +164,10 @@ def test_wraps_an_instance():
         GymEnv(gym_env, max_episode_steps=3)
     with pytest.raises(TypeError):
         GymEnv(42)
-    with pytest.raises(ValueError):
-        GymEnv("CartPole-v1", seed=0, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="give rng or seed, not both"):
+        GymEnv("CartPole-v1", seed=0, rng=np.random.default_rng(1))
+    rng = np.random.default_rng(0)  # made from that seed (as attrs.evolve passes): accepted
+    assert GymEnv("CartPole-v1", seed=0, rng=rng).rng is rng
 
 
 class Painted(gymnasium.Env):
