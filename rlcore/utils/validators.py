@@ -10,8 +10,8 @@ import operator
 
 import numpy as np
 
-__all__ = ["index_in", "finite_real", "real_in", "int_at_least", "non_negative_int", "positive_int",
-           "optional_positive_int", "boolean", "one_of"]
+__all__ = ["index_in", "finite_real", "real_in", "int_at_least", "non_negative_int",
+           "positive_int", "optional_positive_int", "boolean", "one_of"]
 
 
 def index_in(x, n, what, owner):

@@ -84,7 +84,7 @@ def make_target_network(learner):
 
 
 def target_noise_seed(seed):
-    """The seed of a target network's noisy layer whose online layer has ``seed``: another
+    """The seed of a target network's noisy layer whose online layer has ``seed``: a seed
     hashed from it by ``numpy.random.SeedSequence`` (a child stream), not a small offset that
     a layer of a nearby seed could hold."""
     entropy = int(seed) % 2**64

@@ -13,9 +13,10 @@ that then evaluate a* would bias the target upwards); target
 ``r + γ^k (1 − terminal) Z'_τ'j(s', a*)``; loss: quantile Huber loss at τ, summed over the N
 fractions and averaged over the N' targets. An update draws τ, τ' and τ̃ in that order.
 Fractions come from three ``torch.Generator`` objects of the learner, all seeded from ``seed``:
-``generator`` for the updates, ``acting_generator`` for acting in training, ``evaluation_generator`` for acting in test mode
-(``testmode``, the model in eval mode), so neither acting nor an evaluation ever shifts the τ
-draws of the updates, and a training run is the same with and without evaluations.
+``generator`` for the updates, ``acting_generator`` for acting in training,
+``evaluation_generator`` for acting in test mode (``testmode``, the model in eval mode), so
+neither acting nor an evaluation ever shifts the τ draws of the updates, and a training run is
+the same with and without evaluations.
 """
 
 import numbers

@@ -7,8 +7,8 @@ termination on life loss, at most 27,000 agent steps (108,000 frames) per episod
 20,000 steps of replay before learning, a gradient step every 4 env steps, a target sync every
 8,000 env steps, batch 32, replay capacity 1,000,000, ε at 1 until learning starts, then
 decaying linearly to 0.01 over 250,000 steps (Dopamine's ``linearly_decaying_epsilon`` with the
-warm-up of ``min_replay_history`` steps); 200 iterations of 250,000 training steps (50M agent steps, 200M frames), each
-followed by an evaluation.
+warm-up of ``min_replay_history`` steps); 200 iterations of 250,000 training steps (50M agent
+steps, 200M frames), each followed by an evaluation.
 
 The replay stores each 84×84 frame once, as Dopamine's does (``frame_stack=True``, a
 ``FrameStackBuffer`` state trace): a full 1,000,000-step buffer holds about 7.2 GB of frames
@@ -66,8 +66,8 @@ def _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_st
     # Dopamine's linearly_decaying_epsilon: ε = 1 until learning starts, then the decay
     explorer = epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps,
                               warmup_steps=learner.min_replay_history)
-    return dqn_experiment(learner, explorer, trajectory, env, eval_env, steps=steps, eval_every=eval_every,
-                          eval_episodes=eval_episodes, eval_steps=eval_steps,
+    return dqn_experiment(learner, explorer, trajectory, env, eval_env, steps=steps,
+                          eval_every=eval_every, eval_episodes=eval_episodes, eval_steps=eval_steps,
                           eval_epsilon=eval_epsilon, eval_seed=s[6], stop_at=None,
                           progress=progress, verbose=verbose, description=description)
 
