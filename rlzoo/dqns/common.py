@@ -26,7 +26,7 @@ from rlcore import NeuralNetworkApproximator, NStepBatchSampler, TargetNetwork, 
 from rlcore.utils.validators import (
     boolean, int_at_least, non_negative_int, one_of, positive_int, real_in,
 )
-from rlzoo.dqns.networks import blas_threads
+from rlzoo.dqns.networks import DuelingHead, NatureCNN, NoisyLinear, QNetwork, blas_threads
 
 __all__ = [
     "positive_int", "real_in", "int_at_least", "non_negative_int", "one_of", "boolean",
@@ -75,8 +75,6 @@ def make_target_network(learner):
     target (Fortunato et al., 2018; Hessel et al., 2018). Each gets the seed
     :func:`target_noise_seed` derives from its online layer's."""
     network = TargetNetwork(learner.approximator, sync_every=1, rho=learner.rho)
-    from rlzoo.dqns.networks import NoisyLinear
-
     for module in network.target_model.modules():
         if isinstance(module, NoisyLinear):
             module.reseed(target_noise_seed(module.seed))
@@ -106,8 +104,6 @@ def sync_target(learner):
 
 
 def _deterministic_modules():
-    from rlzoo.dqns.networks import DuelingHead, NatureCNN, QNetwork
-
     nn = torch.nn
     return (nn.Linear, nn.ReLU, nn.Sequential, nn.Identity, nn.Flatten, nn.Conv2d, nn.Tanh,
             nn.ELU, nn.LeakyReLU, nn.Sigmoid, nn.LayerNorm, QNetwork, DuelingHead, NatureCNN)
