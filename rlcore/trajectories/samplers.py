@@ -39,12 +39,17 @@ class Batch(dict):
             raise AttributeError(f"batch has no {name!r}; it has {list(self)}") from None
 
     def to(self, device):
-        """A new batch whose arrays (all but ``indices``) are torch tensors on ``device``."""
+        """A new batch whose arrays (all but ``indices``) are torch tensors on ``device``:
+        numpy arrays become tensors, tensors move (those already there are kept); other values
+        are kept as they are."""
         import torch
 
         device = torch.device(device)
         out = Batch()
         for key, value in self.items():
+            if key != "indices" and isinstance(value, torch.Tensor):
+                out[key] = value.to(device)
+                continue
             if key == "indices" or not isinstance(value, np.ndarray):
                 out[key] = value
                 continue

@@ -17,9 +17,9 @@ def mlp(seed=0, dtype=torch.float32):
 
 def train(model, optimizer, steps, seed=1, scheduler=None):
     g = torch.Generator().manual_seed(seed)
-    dtype = next(model.parameters()).dtype
+    first = next(model.parameters())
     for _ in range(steps):
-        x = torch.randn(8, 4, generator=g).to(dtype)
+        x = torch.randn(8, 4, generator=g).to(first.device, first.dtype)
         optimizer.zero_grad(set_to_none=True)
         (model(x) ** 2).mean().backward()
         optimizer.step()

@@ -443,3 +443,20 @@ def test_fast_path_is_only_for_uniform_circular_traces():
     assert _circular_layout(int_traj(10, CircularArrayPSARTTrajectory).traces) is None
     assert _circular_layout(ElasticSARTTrajectory(state=((), np.int64)).traces) is None
     assert _circular_layout(int_traj(terminal=((), np.float32)).traces) is None
+
+
+def test_batch_to_moves_arrays_and_tensors_and_keeps_indices():
+    indices = np.arange(3)
+    tensor = torch.arange(3.0)
+    batch = Batch(state=np.ones((3, 2), np.float32), reward=tensor, indices=indices, note="x")
+    on_cpu = batch.to("cpu")
+    assert type(on_cpu) is Batch and on_cpu is not batch
+    assert on_cpu.state.dtype == torch.float32 and on_cpu.state.shape == (3, 2)
+    assert on_cpu.reward is tensor                   # already there: kept, not copied
+    assert on_cpu.indices is indices and on_cpu.note == "x"
+    # the meta device stands in for an accelerator: numpy arrays and tensors both move there
+    on_meta = batch.to("meta")
+    assert on_meta.state.device.type == "meta" and on_meta.reward.device.type == "meta"
+    assert on_meta.indices is indices
+    with pytest.raises(TypeError, match=r"batch\['info'\] holds Python objects"):
+        Batch(info=np.array([{}], dtype=object)).to("cpu")
