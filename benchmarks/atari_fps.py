@@ -2,7 +2,7 @@
 
     python benchmarks/atari_fps.py [--device cuda] [--only Dopamine_DQN_Atari,...]
                                    [--game pong] [--warmup 20000] [--train-steps 20000]
-                                   [--repeats 1] [--json results.json]
+                                   [--decay-steps 1000] [--repeats 1] [--json results.json]
 
 Each run is the registered experiment (``rlzoo show NAME``) with Dopamine's settings, on
 ``--device``, run through ``run`` for ``--warmup + --train-steps`` agent steps with
@@ -14,6 +14,13 @@ clock every 1,000 agent steps. Two rates come out of one run:
 - training: the steps after the warm-up, less their first 1,000 (CUDA kernels load and the
   allocator warms up there): ε-greedy acting with a forward pass of the online network on
   greedy steps, a gradient step of batch 32 every 4 agent steps, a target sync every 8,000.
+  ε decays to its final 0.01 over ``--decay-steps`` (default 1,000, so the timed steps act as
+  the last 49.7M steps of a 50M-step run do, greedy on 99% of steps; Dopamine's 250,000 would
+  time mostly random acting).
+
+Rainbow's noisy network and IQN's sampled fractions draw random numbers, so ``QBasedPolicy``
+runs their forward pass on every step, exploring ones too (see ``pure_call``); the acting rate
+of those two includes it.
 
 Frames are 4 per agent step (frame skip 4), the unit Dopamine reports. No evaluation runs
 (``eval_every`` is 250,000 steps). The medians over ``--repeats`` runs are printed; ``--json``
@@ -37,13 +44,14 @@ FRAME_SKIP = 4
 EVERY = 1000
 
 
-def one_run(name, game, device, warmup, train_steps, seed=0):
+def one_run(name, game, device, warmup, train_steps, decay_steps, seed=0):
     """``(acting steps/s, training steps/s)`` of one run (agent steps; see the module doc)."""
     if warmup % EVERY or train_steps % EVERY or train_steps < 2 * EVERY:
         raise ValueError(f"--warmup and --train-steps must be multiples of {EVERY} and "
                          f"--train-steps at least {2 * EVERY}; got {warmup} and {train_steps}")
     experiment = registry.make(name, seed, game=game, device=device,
-                               steps=warmup + train_steps, min_replay_history=warmup)
+                               steps=warmup + train_steps, min_replay_history=warmup,
+                               epsilon_decay_steps=decay_steps)
     cuda = torch.device(device).type == "cuda"
     stamps = {0: time.perf_counter()}
 
@@ -68,6 +76,7 @@ def main(argv=None):
     parser.add_argument("--game", default="pong")
     parser.add_argument("--warmup", type=int, default=20_000)
     parser.add_argument("--train-steps", type=int, default=20_000)
+    parser.add_argument("--decay-steps", type=int, default=EVERY)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
@@ -78,12 +87,14 @@ def main(argv=None):
              else f"{os.cpu_count()} cores, {platform.machine()}")
     print(f"device {args.device} ({where}), torch {torch.__version__}, "
           f"{torch.get_num_threads()} CPU threads, game {args.game}, warm-up {args.warmup}, "
-          f"training {args.train_steps} agent steps, {args.repeats} run(s) each", flush=True)
+          f"training {args.train_steps} agent steps, ε decay {args.decay_steps} steps, "
+          f"{args.repeats} run(s) each", flush=True)
     print(f"{'experiment':<24}{'acting frames/s':>16}{'training frames/s':>19}"
           f"{'training steps/s':>18}", flush=True)
     results = {}
     for name in args.only.split(","):
-        runs = [one_run(name, args.game, args.device, args.warmup, args.train_steps)
+        runs = [one_run(name, args.game, args.device, args.warmup, args.train_steps,
+                        args.decay_steps)
                 for _ in range(args.repeats)]
         acting = statistics.median(r[0] for r in runs)
         training = statistics.median(r[1] for r in runs)
@@ -95,7 +106,8 @@ def main(argv=None):
         with open(args.json, "w") as f:
             json.dump({"device": args.device, "device_name": where, "game": args.game,
                        "torch": torch.__version__, "warmup": args.warmup,
-                       "train_steps": args.train_steps, "results": results}, f, indent=2)
+                       "train_steps": args.train_steps, "decay_steps": args.decay_steps,
+                       "results": results}, f, indent=2)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,28 @@ class NoisyLinear(nn.Module):
         self.seed = int(seed)
         self._generator = None
 
+    def get_extra_state(self):
+        """The noise's seed and, once noise was drawn, its generator's state (in the
+        ``state_dict``): a restored checkpoint goes on with the noise the saved run would have
+        drawn next, not with the noise drawn from the start."""
+        generator = self._generator
+        return {"seed": self.seed,
+                "generator": None if generator is None else generator.get_state(),
+                "device": None if generator is None else str(generator.device)}
+
+    def set_extra_state(self, state):
+        """Restore :meth:`get_extra_state`. A generator state saved on another device type (a
+        CPU checkpoint loaded into a CUDA layer, say) cannot be carried over: the layer then
+        draws from a new generator seeded with the saved seed, as after moving a layer."""
+        if not isinstance(state, dict) or not {"seed", "generator", "device"} <= set(state):
+            raise ValueError(f"NoisyLinear: extra state must be a dict with 'seed', 'generator' "
+                             f"and 'device' (from get_extra_state), got {state!r}")
+        self.seed, self._generator = int(state["seed"]), None
+        device = self.weight_mu.device
+        if state["generator"] is not None and torch.device(state["device"]).type == device.type:
+            self._generator = torch.Generator(device=device)
+            self._generator.set_state(state["generator"])
+
     def _noise(self, n):
         device = self.weight_mu.device
         if self._generator is None or self._generator.device != device:

@@ -1,5 +1,6 @@
 """Networks of the DQN family: shapes, dueling identity, noisy layers, seeded initialisation."""
 
+import pytest
 import torch
 
 from rlzoo.dqns.networks import (
@@ -59,6 +60,61 @@ def test_noisy_linear_noise_is_seeded_and_off_in_eval_mode():
     layer.train()
     layer._generator = None
     torch.testing.assert_close(layer(x), other(x))
+
+
+def _saved_and_loaded(state):
+    import io
+
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    buffer.seek(0)
+    return torch.load(buffer)  # weights_only: the extra state is plain data
+
+
+def test_a_restored_noisy_layer_goes_on_with_the_saved_noise():
+    x = torch.ones(2, 3)
+    layer = NoisyLinear(3, 2, seed=4)
+    for _ in range(3):
+        layer(x)
+    state = _saved_and_loaded(layer.state_dict())
+    expected = [layer(x) for _ in range(2)]
+    restored = NoisyLinear(3, 2, seed=9)
+    restored.load_state_dict(state)
+    assert restored.seed == 4
+    for y in expected:
+        torch.testing.assert_close(restored(x), y)
+    # a layer that never drew noise saves none: the restored layer starts from its seed
+    fresh = NoisyLinear(3, 2, seed=4)
+    twin = NoisyLinear(3, 2, seed=5)
+    twin.load_state_dict(fresh.state_dict())
+    torch.testing.assert_close(twin(x), fresh(x))
+
+
+def test_noisy_extra_state_from_another_device_type_reseeds_and_bad_state_fails():
+    x = torch.ones(1, 3)
+    layer = NoisyLinear(3, 2, seed=4)
+    layer(x)
+    state = layer.state_dict()
+    state["_extra_state"] = dict(state["_extra_state"], device="cuda:0")
+    other = NoisyLinear(3, 2, seed=1)
+    other.load_state_dict(state)
+    reference = NoisyLinear(3, 2, seed=4)
+    reference.load_state_dict({k: v for k, v in state.items() if k != "_extra_state"},
+                              strict=False)
+    torch.testing.assert_close(other(x), reference(x))  # seed 4's first draw
+    with pytest.raises(ValueError, match="extra state must be a dict with 'seed'"):
+        other.set_extra_state({"seed": 1})
+
+
+def test_a_restored_rainbow_network_draws_the_saved_runs_noise():
+    net = DistributionalNetwork(4, 2, n_atoms=5, dueling=True, noisy=True, seed=3)
+    x = torch.randn(6, 4)
+    net(x)
+    state = _saved_and_loaded(net.state_dict())
+    expected = net(x)
+    restored = DistributionalNetwork(4, 2, n_atoms=5, dueling=True, noisy=True, seed=8)
+    restored.load_state_dict(state)
+    torch.testing.assert_close(restored(x), expected)
 
 
 def test_q_network_forward_keeps_hooks_on_its_layers():
