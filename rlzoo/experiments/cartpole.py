@@ -4,7 +4,9 @@ Each takes ``seed`` and keyword overrides (``rlzoo show NAME`` lists them). Hype
 tuned for sample and wall-clock efficiency on a CPU: a 64×64 MLP, Adam, batch 64, one gradient
 step per env step after ``min_replay_history`` steps, ε decaying linearly to ``epsilon_stable``
 (``DQN_CartPole``: batch 128 every 2 env steps and a 5,000-transition replay, tuned for wall time
-to 475, and ε held at 1 until learning starts, ``epsilon_warmup_steps``).
+to 475, and ε held at 1 until learning starts, ``epsilon_warmup_steps``). The others take
+``epsilon_warmup_steps`` too, 0 by default: on seeds 0-19 a warm-up of ``min_replay_history``
+steps helped them less and not everywhere (benchmarks/README.md).
 Evaluation: every ``eval_every`` steps, ``eval_episodes`` greedy episodes on a separate env;
 ``stop_at`` (e.g. 195) ends the run at the first evaluation reaching it.
 """
@@ -55,8 +57,8 @@ def _finish(learner, s, env, eval_env, trajectory, *, epsilon_stable, epsilon_de
 def BasicDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64,
                       hidden=64, gamma=0.85, capacity=50_000, min_replay_history=1000,
                       update_freq=1, epsilon_stable=0.01, epsilon_decay_steps=5000,
-                      eval_every=1000, eval_episodes=10, stop_at=None, progress=False,
-                      verbose=False):
+                      epsilon_warmup_steps=0, eval_every=1000, eval_episodes=10, stop_at=None,
+                      progress=False, verbose=False):
     # Without a target network, bootstrapping from the online network diverged (Q-values in
     # the thousands after 2,000 updates) for every γ >= 0.9 we tried, Adam lr 1e-3 to 5e-5;
     # γ = 0.85 (a horizon of about 7 steps, enough to see the pole falling) learns reliably.
@@ -68,7 +70,8 @@ def BasicDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size
     return _finish(learner, s, env, eval_env, trajectory, epsilon_stable=epsilon_stable,
                    epsilon_decay_steps=epsilon_decay_steps, steps=steps, eval_every=eval_every,
                    eval_episodes=eval_episodes, stop_at=stop_at, progress=progress,
-                   verbose=verbose, description=f"BasicDQN on CartPole-v1, seed {seed}")
+                   verbose=verbose, description=f"BasicDQN on CartPole-v1, seed {seed}",
+                   epsilon_warmup_steps=epsilon_warmup_steps)
 
 
 @register("DQN (target network, double DQN, n-step, dueling optional) on CartPole-v1")
@@ -111,8 +114,8 @@ def PrioritizedDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batc
                             hidden=64, gamma=0.99, is_double=True, capacity=50_000,
                             min_replay_history=1000, update_freq=1, target_update_freq=200,
                             alpha=0.6, beta_init=0.4, beta_steps=20_000, epsilon_stable=0.01,
-                            epsilon_decay_steps=5000, eval_every=1000, eval_episodes=10,
-                            stop_at=None, progress=False, verbose=False):
+                            epsilon_decay_steps=5000, epsilon_warmup_steps=0, eval_every=1000,
+                            eval_episodes=10, stop_at=None, progress=False, verbose=False):
     s, env, eval_env, trajectory = _setup(seed, capacity, prioritized=True)
     net = QNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden), seed=s[2])
     learner = PrioritizedDQNLearner(
@@ -123,15 +126,17 @@ def PrioritizedDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batc
     return _finish(learner, s, env, eval_env, trajectory, epsilon_stable=epsilon_stable,
                    epsilon_decay_steps=epsilon_decay_steps, steps=steps, eval_every=eval_every,
                    eval_episodes=eval_episodes, stop_at=stop_at, progress=progress,
-                   verbose=verbose, description=f"PrioritizedDQN on CartPole-v1, seed {seed}")
+                   verbose=verbose, description=f"PrioritizedDQN on CartPole-v1, seed {seed}",
+                   epsilon_warmup_steps=epsilon_warmup_steps)
 
 
 @register("C51 (categorical distributional DQN) on CartPole-v1")
 def C51_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64, hidden=64,
                  gamma=0.99, n_atoms=51, v_min=0.0, v_max=200.0, capacity=50_000,
                  min_replay_history=1000, update_freq=1, target_update_freq=200,
-                 epsilon_stable=0.01, epsilon_decay_steps=5000, eval_every=1000,
-                 eval_episodes=10, stop_at=None, progress=False, verbose=False):
+                 epsilon_stable=0.01, epsilon_decay_steps=5000, epsilon_warmup_steps=0,
+                 eval_every=1000, eval_episodes=10, stop_at=None, progress=False,
+                 verbose=False):
     s, env, eval_env, trajectory = _setup(seed, capacity)
     net = DistributionalNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden), n_atoms=n_atoms,
                                 seed=s[2])
@@ -143,15 +148,17 @@ def C51_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64, 
     return _finish(learner, s, env, eval_env, trajectory, epsilon_stable=epsilon_stable,
                    epsilon_decay_steps=epsilon_decay_steps, steps=steps, eval_every=eval_every,
                    eval_episodes=eval_episodes, stop_at=stop_at, progress=progress,
-                   verbose=verbose, description=f"C51 on CartPole-v1, seed {seed}")
+                   verbose=verbose, description=f"C51 on CartPole-v1, seed {seed}",
+                   epsilon_warmup_steps=epsilon_warmup_steps)
 
 
 @register("QR-DQN (quantile regression DQN) on CartPole-v1")
 def QRDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64, hidden=64,
                    gamma=0.99, n_quantiles=32, kappa=1.0, capacity=50_000,
                    min_replay_history=1000, update_freq=1, target_update_freq=200,
-                   epsilon_stable=0.01, epsilon_decay_steps=5000, eval_every=1000,
-                   eval_episodes=10, stop_at=None, progress=False, verbose=False):
+                   epsilon_stable=0.01, epsilon_decay_steps=5000, epsilon_warmup_steps=0,
+                   eval_every=1000, eval_episodes=10, stop_at=None, progress=False,
+                   verbose=False):
     s, env, eval_env, trajectory = _setup(seed, capacity)
     net = DistributionalNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden),
                                 n_atoms=n_quantiles, seed=s[2])
@@ -163,7 +170,8 @@ def QRDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64
     return _finish(learner, s, env, eval_env, trajectory, epsilon_stable=epsilon_stable,
                    epsilon_decay_steps=epsilon_decay_steps, steps=steps, eval_every=eval_every,
                    eval_episodes=eval_episodes, stop_at=stop_at, progress=progress,
-                   verbose=verbose, description=f"QRDQN on CartPole-v1, seed {seed}")
+                   verbose=verbose, description=f"QRDQN on CartPole-v1, seed {seed}",
+                   epsilon_warmup_steps=epsilon_warmup_steps)
 
 
 @register("IQN (implicit quantile networks) on CartPole-v1")
@@ -171,8 +179,8 @@ def IQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64, 
                  gamma=0.99, n_tau=16, n_tau_prime=16, n_tau_act=16, n_cos=32, kappa=1.0,
                  capacity=50_000, min_replay_history=1000, update_freq=1,
                  target_update_freq=200, epsilon_stable=0.01, epsilon_decay_steps=5000,
-                 eval_every=1000, eval_episodes=10, stop_at=None, progress=False,
-                 verbose=False):
+                 epsilon_warmup_steps=0, eval_every=1000, eval_episodes=10, stop_at=None,
+                 progress=False, verbose=False):
     s, env, eval_env, trajectory = _setup(seed, capacity)
     net = ImplicitQuantileNetwork(N_STATE, N_ACTIONS, hidden=(hidden,), n_cos=n_cos,
                                   head_hidden=hidden, seed=s[2])
@@ -184,15 +192,16 @@ def IQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64, 
     return _finish(learner, s, env, eval_env, trajectory, epsilon_stable=epsilon_stable,
                    epsilon_decay_steps=epsilon_decay_steps, steps=steps, eval_every=eval_every,
                    eval_episodes=eval_episodes, stop_at=stop_at, progress=progress,
-                   verbose=verbose, description=f"IQN on CartPole-v1, seed {seed}")
+                   verbose=verbose, description=f"IQN on CartPole-v1, seed {seed}",
+                   epsilon_warmup_steps=epsilon_warmup_steps)
 
 
 @register("REM-DQN (random ensemble mixture) on CartPole-v1")
 def REMDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=64, hidden=64,
                     gamma=0.99, n_heads=4, capacity=50_000, min_replay_history=1000,
                     update_freq=1, target_update_freq=200, epsilon_stable=0.01,
-                    epsilon_decay_steps=5000, eval_every=1000, eval_episodes=10, stop_at=None,
-                    progress=False, verbose=False):
+                    epsilon_decay_steps=5000, epsilon_warmup_steps=0, eval_every=1000,
+                    eval_episodes=10, stop_at=None, progress=False, verbose=False):
     s, env, eval_env, trajectory = _setup(seed, capacity)
     net = EnsembleQNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden), n_heads=n_heads,
                            seed=s[2])
@@ -203,7 +212,8 @@ def REMDQN_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=6
     return _finish(learner, s, env, eval_env, trajectory, epsilon_stable=epsilon_stable,
                    epsilon_decay_steps=epsilon_decay_steps, steps=steps, eval_every=eval_every,
                    eval_episodes=eval_episodes, stop_at=stop_at, progress=progress,
-                   verbose=verbose, description=f"REMDQN on CartPole-v1, seed {seed}")
+                   verbose=verbose, description=f"REMDQN on CartPole-v1, seed {seed}",
+                   epsilon_warmup_steps=epsilon_warmup_steps)
 
 
 @register("Rainbow (C51 + PER + n-step + dueling + noisy nets) on CartPole-v1")
@@ -211,8 +221,9 @@ def Rainbow_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=
                      gamma=0.99, n_step=3, n_atoms=51, v_min=0.0, v_max=200.0, noisy=True,
                      capacity=50_000, min_replay_history=1000, update_freq=1,
                      target_update_freq=200, alpha=0.5, beta_init=0.4, beta_steps=20_000,
-                     epsilon_stable=0.0, epsilon_decay_steps=2000, eval_every=1000,
-                     eval_episodes=10, stop_at=None, progress=False, verbose=False):
+                     epsilon_stable=0.0, epsilon_decay_steps=2000, epsilon_warmup_steps=0,
+                     eval_every=1000, eval_episodes=10, stop_at=None, progress=False,
+                     verbose=False):
     s, env, eval_env, trajectory = _setup(seed, capacity, prioritized=True)
     net = DistributionalNetwork(N_STATE, N_ACTIONS, hidden=(hidden,), n_atoms=n_atoms,
                                 dueling=True, noisy=noisy, seed=s[2])
@@ -225,4 +236,5 @@ def Rainbow_CartPole(seed=0, *, steps=30_000, device="cpu", lr=1e-3, batch_size=
     return _finish(learner, s, env, eval_env, trajectory, epsilon_stable=epsilon_stable,
                    epsilon_decay_steps=epsilon_decay_steps, steps=steps, eval_every=eval_every,
                    eval_episodes=eval_episodes, stop_at=stop_at, progress=progress,
-                   verbose=verbose, description=f"Rainbow on CartPole-v1, seed {seed}")
+                   verbose=verbose, description=f"Rainbow on CartPole-v1, seed {seed}",
+                   epsilon_warmup_steps=epsilon_warmup_steps)

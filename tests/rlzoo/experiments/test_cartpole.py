@@ -47,3 +47,18 @@ def test_dqn_cartpole_acts_at_random_until_learning_starts():
     assert default.epsilon_at(500) == 1.0 and default.epsilon_at(1000) == pytest.approx(0.505)
     assert explorer(min_replay_history=800).epsilon_at(800) == 1.0
     assert explorer(epsilon_warmup_steps=0).epsilon_at(500) == pytest.approx(0.505)
+
+
+@pytest.mark.parametrize("name", [n for n in CARTPOLE if n != "DQN_CartPole"])
+def test_the_other_experiments_take_an_epsilon_warmup(name):
+    def explorer(**overrides):
+        return registry.make(name, 0, **overrides).policy.policy.explorer
+
+    p = registry.parameters(name)
+    final, decay = p["epsilon_stable"], p["epsilon_decay_steps"]
+    halfway = (1.0 + final) / 2
+    assert p["epsilon_warmup_steps"] == 0  # the decay starts at step 0 by default
+    assert explorer().epsilon_at(decay // 2) == pytest.approx(halfway)
+    warm = explorer(epsilon_warmup_steps=700)
+    assert warm.epsilon_at(700) == 1.0
+    assert warm.epsilon_at(700 + decay // 2) == pytest.approx(halfway)
