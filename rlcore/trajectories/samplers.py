@@ -47,16 +47,17 @@ class Batch(dict):
         device = torch.device(device)
         out = Batch()
         for key, value in self.items():
-            if key != "indices" and isinstance(value, torch.Tensor):
-                out[key] = value.to(device)
-                continue
-            if key == "indices" or not isinstance(value, np.ndarray):
+            if key == "indices":
                 out[key] = value
-                continue
-            if value.dtype == object:
-                raise TypeError(f"batch[{key!r}] holds Python objects (dtype object) and cannot "
-                                f"become a tensor on {device}")
-            out[key] = torch.from_numpy(np.ascontiguousarray(value)).to(device)
+            elif isinstance(value, torch.Tensor):
+                out[key] = value.to(device)
+            elif isinstance(value, np.ndarray):
+                if value.dtype == object:
+                    raise TypeError(f"batch[{key!r}] holds Python objects (dtype object) and "
+                                    f"cannot become a tensor on {device}")
+                out[key] = torch.from_numpy(np.ascontiguousarray(value)).to(device)
+            else:
+                out[key] = value
         return out
 
 

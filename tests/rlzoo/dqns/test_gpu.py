@@ -104,7 +104,6 @@ def test_dqn_cartpole_learns_on_cuda():
 
 @pytest.mark.parametrize("name", ATARI)
 def test_atari_500_frames_on_cuda(name):
-    pytest.importorskip("ale_py")
     experiment = registry.make(name, 0, device="cuda", steps=125, capacity=500,
                                min_replay_history=64, target_update_freq=40, eval_every=125,
                                eval_steps=30, max_episode_steps=50)
