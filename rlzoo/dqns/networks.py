@@ -105,7 +105,12 @@ class NoisyLinear(nn.Module):
     def get_extra_state(self):
         """The noise's seed and, once noise was drawn, its generator's state (in the
         ``state_dict``): a restored checkpoint goes on with the noise the saved run would have
-        drawn next, not with the noise drawn from the start."""
+        drawn next, not with the noise drawn from the start.
+
+        Loading another layer's ``state_dict`` takes its noise too (seed and generator): a
+        target copy loaded from its online network would replay the online noise. Sync targets
+        with :class:`~rlcore.TargetNetwork` (parameters and buffers only) or :meth:`reseed` them
+        after loading."""
         generator = self._generator
         return {"seed": self.seed,
                 "generator": None if generator is None else generator.get_state(),
@@ -123,6 +128,16 @@ class NoisyLinear(nn.Module):
         if state["generator"] is not None and torch.device(state["device"]).type == device.type:
             self._generator = torch.Generator(device=device)
             self._generator.set_state(state["generator"])
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        # a state_dict saved before the extra state existed loads too (strict or not); the
+        # layer then keeps its own noise, as such a load did
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+        key = prefix + "_extra_state"
+        if key not in state_dict and key in missing_keys:
+            missing_keys.remove(key)
 
     def _noise(self, n):
         device = self.weight_mu.device

@@ -5,9 +5,9 @@ tuned for sample and wall-clock efficiency on a CPU: a 64×64 MLP, Adam, batch 6
 step per env step after ``min_replay_history`` steps, ε decaying linearly to ``epsilon_stable``
 (``DQN_CartPole``: batch 128 every 2 env steps and a 5,000-transition replay, tuned for wall time
 to 475, and ε held at 1 until learning starts, ``epsilon_warmup_steps``). The others take
-``epsilon_warmup_steps`` too, 0 by default: on seeds 0-19 a warm-up of ``min_replay_history``
-steps made each faster at one threshold (195 or 475) and slower or less reliable at the other
-(benchmarks/README.md).
+``epsilon_warmup_steps`` too, 0 by default: a warm-up of ``min_replay_history`` steps gave
+mixed results on seeds 0-19 (benchmarks/README.md): BasicDQN slower to 195, IQN reaching 475
+less often, the others faster at one threshold and slower or less reliable at the other.
 Evaluation: every ``eval_every`` steps, ``eval_episodes`` greedy episodes on a separate env;
 ``stop_at`` (e.g. 195) ends the run at the first evaluation reaching it.
 """

@@ -1,8 +1,9 @@
 """The DQN family on a CUDA device (every test marked ``gpu``, skipped without CUDA).
 
 - Every CartPole learner's training step on CUDA equals its CPU step to 1e-5, through the
-  stage rule ``run`` calls (sampling, the gradient step, priorities, the target sync), given the
-  same random draws (the ``matched_draws`` fixture).
+  stage rule ``run`` calls (sampling, the gradient step, priorities, the target sync): the
+  loss, the gradients, the parameters, the synced target network and the replay's priorities,
+  given the same random draws (the ``matched_draws`` fixture).
 - Every named experiment runs unchanged with ``device="cuda"``: the CartPole ones through
   ``run`` with learning, the Dopamine Atari ones for 500 frames; ``DQN_CartPole`` learns to 195
   on CUDA within the CI budget.
@@ -59,26 +60,44 @@ def matched_draws(monkeypatch):
 
 
 def _after_one_step(name, device):
-    """The learner of experiment ``name`` (seed 0) on ``device``, after one training step on
-    400 random CartPole transitions: its parameters (on the CPU) and its loss."""
-    experiment = registry.make(name, 0, device=device, min_replay_history=400, update_freq=1)
+    """What one training step of experiment ``name`` (seed 0) on ``device`` leaves, on 400
+    random CartPole transitions, as CPU tensors: the loss, the online parameters and their
+    gradients, the target network's parameters (synced after the step) and the replay's
+    priorities (PER, Rainbow)."""
+    overrides = dict(device=device, min_replay_history=400, update_freq=1)
+    if "target_update_freq" in registry.parameters(name):
+        overrides["target_update_freq"] = 1
+    experiment = registry.make(name, 0, **overrides)
     agent = experiment.policy
     run(Agent(RandomPolicy(seed=1), agent.trajectory), cartpole_env(7), StopAfterStep(400))
     learner = agent.policy.learner
     update(learner, agent.trajectory, experiment.env, PRE_ACT_STAGE)
-    assert learner.loss_value is not None
     model = learner.approximator.model
     assert all(p.device.type == device for p in model.parameters())
-    return [p.detach().cpu() for p in model.parameters()], float(learner.loss_value)
+    out = {"loss": torch.as_tensor(float(learner.loss_value)),
+           "parameters": [p.detach().cpu() for p in model.parameters()],
+           "gradients": [p.grad.detach().cpu() for p in model.parameters()]}
+    if hasattr(learner, "target_network"):
+        out["target"] = [p.detach().cpu() for p in
+                         learner.target_network.target_model.parameters()]
+    if "priority" in agent.trajectory:
+        out["priorities"] = torch.from_numpy(agent.trajectory["priority"].to_array().copy())
+    return out
 
 
 @pytest.mark.parametrize("name", CARTPOLE)
 def test_a_training_step_on_cuda_matches_the_cpu_step(name, matched_draws):
-    cpu, cpu_loss = _after_one_step(name, "cpu")
-    gpu, gpu_loss = _after_one_step(name, "cuda")
-    assert gpu_loss == pytest.approx(cpu_loss, rel=1e-5, abs=1e-6)
-    for a, b in zip(cpu, gpu):
-        torch.testing.assert_close(b, a, atol=1e-5, rtol=0)
+    # the gradients are compared too: after one Adam step a parameter moves by about
+    # lr * sign(gradient), so equal parameters alone would say little
+    cpu, gpu = _after_one_step(name, "cpu"), _after_one_step(name, "cuda")
+    assert cpu.keys() == gpu.keys()
+    torch.testing.assert_close(gpu["loss"], cpu["loss"], rtol=1e-5, atol=1e-6)
+    for key in ("parameters", "gradients", "target"):
+        for a, b in zip(cpu.get(key, []), gpu.get(key, [])):
+            torch.testing.assert_close(b, a, atol=1e-5, rtol=0)
+    if "priorities" in cpu:
+        assert (cpu["priorities"] != 1.0).sum() > 0  # the step set some priorities
+        torch.testing.assert_close(gpu["priorities"], cpu["priorities"], atol=1e-5, rtol=1e-5)
 
 
 @pytest.mark.parametrize("name", CARTPOLE)

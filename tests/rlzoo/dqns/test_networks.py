@@ -106,6 +106,25 @@ def test_noisy_extra_state_from_another_device_type_reseeds_and_bad_state_fails(
         other.set_extra_state({"seed": 1})
 
 
+def test_a_state_dict_without_noise_state_loads_and_keeps_the_layers_noise():
+    # as saved before NoisyLinear had an extra state: parameters only
+    x = torch.ones(1, 3)
+    layer, twin = NoisyLinear(3, 2, seed=4), NoisyLinear(3, 2, seed=4)
+    layer(x)
+    twin(x)
+    old = {k: v for k, v in NoisyLinear(3, 2, seed=7).state_dict().items()
+           if k != "_extra_state"}
+    layer.load_state_dict(old)  # strict
+    assert layer.seed == 4
+    with torch.no_grad():
+        for p, q in zip(twin.parameters(), layer.parameters()):
+            p.copy_(q)
+    torch.testing.assert_close(layer(x), twin(x))  # the same noise stream, not restarted
+    net = DistributionalNetwork(4, 2, n_atoms=5, dueling=True, noisy=True, seed=3)
+    net.load_state_dict({k: v for k, v in net.state_dict().items()
+                         if not k.endswith("_extra_state")})
+
+
 def test_a_restored_rainbow_network_draws_the_saved_runs_noise():
     net = DistributionalNetwork(4, 2, n_atoms=5, dueling=True, noisy=True, seed=3)
     x = torch.randn(6, 4)
