@@ -15,6 +15,7 @@ from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSample
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
     attach_sampler,
+    batch_on,
     bootstrap_factor,
     check_approximator,
     numpy_td_update,
@@ -68,6 +69,7 @@ class BasicDQNLearner(AbstractLearner):
 def update(learner, batch):  # noqa: F811
     """One gradient step on ``batch``; returns the loss tensor (detached when the step ran in
     numpy: :func:`~rlzoo.dqns.common.numpy_td_update`)."""
+    batch = batch_on(batch, learner.approximator.device)
     fast = numpy_td_update(learner, batch, None)
     if fast is not None:
         learner.loss_value = fast[0]

@@ -17,6 +17,7 @@ from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSample
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
     attach_sampler,
+    batch_on,
     bootstrap_factor,
     c51_cross_entropy,
     check_approximator,
@@ -92,6 +93,7 @@ def c51_target(learner, batch):
 @dispatch(C51Learner, object)
 def update(learner, batch):  # noqa: F811
     """One gradient step on ``batch``; returns the loss tensor."""
+    batch = batch_on(batch, learner.approximator.device)
     logits = learner.approximator(batch["state"])
     logits_sa = logits[torch.arange(logits.shape[0], device=logits.device),
                        batch["action"].long()]

@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from rlcore import NeuralNetworkApproximator, NStepBatchSampler, TargetNetwork, apply_gradients
+from rlcore.trajectories.samplers import Batch
 from rlcore.utils.validators import (
     boolean, int_at_least, non_negative_int, one_of, positive_int, real_in,
 )
@@ -31,7 +32,7 @@ from rlzoo.dqns.networks import DuelingHead, NatureCNN, NoisyLinear, QNetwork, b
 __all__ = [
     "positive_int", "real_in", "int_at_least", "non_negative_int", "one_of", "boolean",
     "check_approximator", "attach_sampler", "make_target_network", "target_noise_seed",
-    "should_learn", "sync_target", "state_batch",
+    "should_learn", "sync_target", "state_batch", "batch_on",
     "state_values", "numpy_td_update",
     "bootstrap_factor", "bootstrapped_target", "is_deterministic", "td_loss",
     "project_onto_support", "c51_cross_entropy", "quantile_huber_loss", "importance_weights",
@@ -144,6 +145,16 @@ def _as_batch(approximator, state):
         device = approximator.device
         return x if device.type == "cpu" else x.to(device)
     return approximator.to_device(state).unsqueeze(0)
+
+
+def batch_on(batch, device):
+    """``batch`` itself when its state is a tensor on ``device`` (as the learner's own sampler
+    draws it), else a copy with its numpy arrays and tensors on ``device`` (``Batch.to``): a
+    learner's ``update(learner, batch)`` takes a numpy batch, or one on another device, too."""
+    state = batch["state"]
+    if type(state) is torch.Tensor and state.device == device:
+        return batch
+    return Batch.to(batch, device)
 
 
 def bootstrap_factor(batch, gamma):

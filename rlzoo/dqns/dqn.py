@@ -19,6 +19,7 @@ from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSample
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
     attach_sampler,
+    batch_on,
     boolean,
     bootstrapped_target,
     check_approximator,
@@ -107,6 +108,7 @@ def dqn_target(learner, batch):
 def update(learner, batch):  # noqa: F811
     """One gradient step on ``batch``; returns the loss tensor (detached when the step ran in
     numpy: :func:`~rlzoo.dqns.common.numpy_td_update`)."""
+    batch = batch_on(batch, learner.approximator.device)
     fast = numpy_td_update(learner, batch, learner.target_network.target_model,
                            is_double=learner.is_double)
     if fast is not None:

@@ -29,6 +29,7 @@ from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSample
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
     attach_sampler,
+    batch_on,
     bootstrap_factor,
     check_approximator,
     make_target_network,
@@ -110,6 +111,7 @@ class IQNLearner(AbstractLearner):
 @dispatch(IQNLearner, object)
 def update(learner, batch):  # noqa: F811
     """One gradient step on ``batch``; returns the loss tensor."""
+    batch = batch_on(batch, learner.approximator.device)
     state = batch["state"]
     size = state.shape[0]
     rows = torch.arange(size, device=state.device)

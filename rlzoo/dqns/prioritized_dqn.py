@@ -18,6 +18,7 @@ from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSample
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
     attach_sampler,
+    batch_on,
     beta_at,
     boolean,
     check_approximator,
@@ -87,6 +88,7 @@ def check_prioritized(learner, trajectory):
 def update(learner, batch):  # noqa: F811
     """One importance-weighted gradient step; returns the new priorities ``(|δ| + ε)^α`` (in
     numpy where it can: :func:`~rlzoo.dqns.common.numpy_td_update`)."""
+    batch = batch_on(batch, learner.approximator.device)
     weights = importance_weights(batch["priorities"],
                                  beta_at(learner.update_step, learner.beta_init,
                                          learner.beta_steps))

@@ -17,6 +17,7 @@ from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSample
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
     attach_sampler,
+    batch_on,
     bootstrap_factor,
     check_approximator,
     make_target_network,
@@ -74,6 +75,7 @@ class QRDQNLearner(AbstractLearner):
 @dispatch(QRDQNLearner, object)
 def update(learner, batch):  # noqa: F811
     """One gradient step on ``batch``; returns the loss tensor."""
+    batch = batch_on(batch, learner.approximator.device)
     quantiles = learner.approximator(batch["state"])
     if quantiles.dim() != 3 or quantiles.shape[2] != learner.n_quantiles:
         raise ValueError(f"QRDQNLearner: the network gives outputs of shape "

@@ -25,6 +25,7 @@ from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.c51 import c51_target, make_support
 from rlzoo.dqns.common import (
     attach_sampler,
+    batch_on,
     beta_at,
     c51_cross_entropy,
     check_approximator,
@@ -88,6 +89,7 @@ class RainbowLearner(AbstractLearner):
 @dispatch(RainbowLearner, object)
 def update(learner, batch):  # noqa: F811
     """One importance-weighted gradient step; returns the new priorities."""
+    batch = batch_on(batch, learner.approximator.device)
     logits = learner.approximator(batch["state"])
     logits_sa = logits[torch.arange(logits.shape[0], device=logits.device),
                        batch["action"].long()]

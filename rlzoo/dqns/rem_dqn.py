@@ -18,6 +18,7 @@ from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSample
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.common import (
     attach_sampler,
+    batch_on,
     bootstrap_factor,
     check_approximator,
     make_target_network,
@@ -79,6 +80,7 @@ class REMDQNLearner(AbstractLearner):
 @dispatch(REMDQNLearner, object)
 def update(learner, batch):  # noqa: F811
     """One gradient step on ``batch`` with a fresh mixture α; returns the loss tensor."""
+    batch = batch_on(batch, learner.approximator.device)
     q_heads = learner.approximator(batch["state"])                     # (B, K, A)
     alpha = learner.sample_mixture(q_heads.shape[1]).view(1, -1, 1)
     q = (alpha * q_heads).sum(dim=1)                                   # (B, A)

@@ -81,3 +81,21 @@ def params(module):
 
 def same(a, b):
     return all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+CARTPOLE = ["BasicDQN_CartPole", "DQN_CartPole", "PrioritizedDQN_CartPole", "C51_CartPole",
+            "QRDQN_CartPole", "IQN_CartPole", "REMDQN_CartPole", "Rainbow_CartPole"]
+
+
+def learner_and_batch(name, device="cpu", steps=400):
+    """The learner of experiment ``name`` (seed 0) on ``device`` and a batch its sampler drew
+    from ``steps`` random CartPole transitions."""
+    from rlcore import Agent, RandomPolicy, StopAfterStep, run
+    from rlzoo.experiments import registry
+    from rlzoo.experiments.cartpole import cartpole_env
+
+    experiment = registry.make(name, 0, device=device, min_replay_history=steps)
+    agent = experiment.policy
+    run(Agent(RandomPolicy(seed=1), agent.trajectory), cartpole_env(7), StopAfterStep(steps))
+    learner = agent.policy.learner
+    return learner, learner.sampler(agent.trajectory)

@@ -6,7 +6,7 @@ import torch
 from rlzoo.dqns.common import (
     beta_at, bootstrap_factor, importance_weights, project_onto_support, quantile_huber_loss,
 )
-from tests.rlzoo.dqns.dqn_helpers import make_batch
+from tests.rlzoo.dqns.dqn_helpers import CARTPOLE, learner_and_batch, make_batch
 
 
 def test_c51_projection_splits_mass_between_neighbouring_atoms():
@@ -76,3 +76,33 @@ def test_importance_weights_and_beta_schedule():
     assert beta_at(50, 0.4, 100) == pytest.approx(0.7)
     assert beta_at(500, 0.4, 100) == 1.0
     assert beta_at(3, 0.4, 0) == 0.4   # beta_steps = 0: constant
+
+
+
+@pytest.mark.parametrize("name", CARTPOLE)
+def test_a_learner_takes_a_numpy_batch_as_its_samplers_batch(name, one_thread):
+    from rlcore import update
+    from rlcore.trajectories.samplers import Batch
+
+    results = []
+    for as_numpy in (False, True):
+        learner, batch = learner_and_batch(name)
+        if as_numpy:  # as a BatchSampler(device=None) draws it
+            batch = Batch({k: v.numpy().copy() if isinstance(v, torch.Tensor) else v
+                           for k, v in batch.items()})
+            assert isinstance(batch["state"], __import__("numpy").ndarray)
+        out = update(learner, batch)
+        results.append((out, [p.detach().clone() for p in learner.approximator.model.parameters()]))
+    (out, params), (numpy_out, numpy_params) = results
+    torch.testing.assert_close(torch.as_tensor(numpy_out), torch.as_tensor(out))
+    for a, b in zip(params, numpy_params):
+        torch.testing.assert_close(b, a)
+
+
+def test_batch_on_returns_a_batch_already_there_itself():
+    from rlzoo.dqns.common import batch_on
+
+    batch = make_batch([[0.0]], [0], [1.0], [[1.0]])
+    assert batch_on(batch, torch.device("cpu")) is batch
+    moved = batch_on(batch, torch.device("meta"))
+    assert moved is not batch and moved["reward"].device.type == "meta"

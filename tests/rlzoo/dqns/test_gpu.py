@@ -4,6 +4,7 @@
   stage rule ``run`` calls (sampling, the gradient step, priorities, the target sync): the
   loss, the gradients, the parameters, the synced target network and the replay's priorities,
   given the same random draws (the ``matched_draws`` fixture).
+- A CUDA learner's ``update(learner, batch)`` takes a CPU batch as its own sampler's.
 - Every named experiment runs unchanged with ``device="cuda"``: the CartPole ones through
   ``run`` with learning, the Dopamine Atari ones for 500 frames; ``DQN_CartPole`` learns to 195
   on CUDA within the CI budget.
@@ -16,16 +17,16 @@ import torch
 
 from rlcore import Agent, EvaluateEveryNStep, RandomPolicy, StopAfterStep, run, update
 from rlcore.stages import PRE_ACT_STAGE
+from rlcore.trajectories.samplers import Batch
 from rlzoo.dqns import IQNLearner, NoisyLinear, REMDQNLearner
 from rlzoo.experiments import registry
 from rlzoo.experiments.cartpole import cartpole_env
 from rlzoo.experiments.common import find_hook
+from tests.rlzoo.dqns.dqn_helpers import CARTPOLE, learner_and_batch
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
 
-CARTPOLE = ["BasicDQN_CartPole", "DQN_CartPole", "PrioritizedDQN_CartPole", "C51_CartPole",
-            "QRDQN_CartPole", "IQN_CartPole", "REMDQN_CartPole", "Rainbow_CartPole"]
 ATARI = ["Dopamine_DQN_Atari", "Dopamine_Rainbow_Atari", "Dopamine_IQN_Atari"]
 
 
@@ -98,6 +99,20 @@ def test_a_training_step_on_cuda_matches_the_cpu_step(name, matched_draws):
     if "priorities" in cpu:
         assert (cpu["priorities"] != 1.0).sum() > 0  # the step set some priorities
         torch.testing.assert_close(gpu["priorities"], cpu["priorities"], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", CARTPOLE)
+def test_a_cuda_learner_takes_a_cpu_batch(name, matched_draws):
+    results = []
+    for on_cpu in (False, True):
+        learner, batch = learner_and_batch(name, "cuda")
+        assert batch["state"].device.type == "cuda"
+        if on_cpu:
+            batch = Batch.to(batch, "cpu")
+        update(learner, batch)
+        results.append([p.detach().cpu() for p in learner.approximator.model.parameters()])
+    for a, b in zip(*results):
+        torch.testing.assert_close(b, a)
 
 
 @pytest.mark.parametrize("name", CARTPOLE)
