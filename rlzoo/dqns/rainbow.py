@@ -20,7 +20,9 @@ Shape convention: logits ``(batch, n_actions, n_atoms)``.
 import attrs
 import torch
 
-from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
+from rlcore import (
+    AbstractEnv, AbstractLearner, AbstractTrajectory, NStepBatchSampler, PreActStage,
+)
 from rlcore.dispatch import dispatch, update
 from rlzoo.dqns.c51 import c51_target, make_support
 from rlzoo.dqns.common import (
@@ -49,15 +51,16 @@ class RainbowLearner(AbstractLearner):
     """Rainbow DQN.
 
     Keyword arguments: ``approximator`` (logits ``(batch, n_actions, n_atoms)``; required),
-    ``sampler=BatchSampler(32, seed=0)`` (use an ``NStepBatchSampler``), ``gamma=0.99``,
-    ``n_atoms=51``, ``v_min=-10.0``, ``v_max=10.0``, ``min_replay_history=1000``,
+    ``sampler=None`` (``NStepBatchSampler(3, gamma, 32, seed=0)``: 3-step returns, Dopamine's
+    ``update_horizon``; give one of another ``n``, or a ``BatchSampler`` for 1-step),
+    ``gamma=0.99``, ``n_atoms=51``, ``v_min=-10.0``, ``v_max=10.0``, ``min_replay_history=1000``,
     ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``, ``alpha=0.5``,
     ``beta_init=0.4``, ``beta_steps=10_000`` (0: β stays ``beta_init``),
     ``priority_epsilon=1e-6``.
     """
 
     approximator: object = attrs.field(validator=check_approximator)
-    sampler: object = attrs.field(factory=lambda: BatchSampler(32, seed=0))
+    sampler: object = attrs.field(default=None)
     gamma: float = attrs.field(default=0.99, validator=real_in(0, 1))
     n_atoms: int = attrs.field(default=51, validator=int_at_least(2))  # 1: Δz = 0/0
     v_min: float = attrs.field(default=-10.0)
@@ -78,6 +81,8 @@ class RainbowLearner(AbstractLearner):
                                      on_setattr=attrs.setters.NO_OP)
 
     def __attrs_post_init__(self):
+        if self.sampler is None:
+            self.sampler = NStepBatchSampler(3, self.gamma, 32, seed=0)
         attach_sampler(self)
         self.support = make_support(self)
         self.target_network = make_target_network(self)

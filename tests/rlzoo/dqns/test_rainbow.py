@@ -120,3 +120,15 @@ def test_the_target_networks_noisy_layers_draw_noise_of_their_own():
     seeds = [t.seed for t in target]
     a.target_network.sync()
     assert [t.seed for t in target] == seeds
+
+
+def test_the_default_sampler_takes_three_step_returns_with_the_learners_gamma():
+    from rlcore import BatchSampler, NStepBatchSampler
+
+    net = DistributionalNetwork(4, 2, n_atoms=5, dueling=True, noisy=True, seed=0)
+    sampler = RainbowLearner(approximator=approximator(net, 1e-3), n_atoms=5, gamma=0.9).sampler
+    assert type(sampler) is NStepBatchSampler
+    assert (sampler.n, sampler.gamma, sampler.batch_size) == (3, 0.9, 32)
+    one_step = BatchSampler(32, seed=0)
+    assert RainbowLearner(approximator=approximator(net, 1e-3), n_atoms=5,
+                          sampler=one_step).sampler is one_step
