@@ -148,13 +148,22 @@ def _as_batch(approximator, state):
 
 
 def batch_on(batch, device):
-    """``batch`` itself when its state is a tensor on ``device`` (as the learner's own sampler
-    draws it), else a copy with its numpy arrays and tensors on ``device`` (``Batch.to``): a
-    learner's ``update(learner, batch)`` takes a numpy batch, or one on another device, too."""
-    state = batch["state"]
-    if type(state) is torch.Tensor and state.device == device:
-        return batch
-    return Batch.to(batch, device)
+    """``batch`` itself when all its values but ``indices`` are tensors on ``device`` (as the
+    learner's own sampler draws it), else a copy with them there (``Batch.to``), numpy floats
+    as float32 (as ``NeuralNetworkApproximator.to_device`` makes them): a learner's
+    ``update(learner, batch)`` takes a numpy batch, or one on another device, too."""
+    for key, value in batch.items():
+        if type(value) is not torch.Tensor or value.device != device:
+            if key != "indices":
+                return Batch.to(_float32(batch), device)
+    return batch
+
+
+def _float32(batch):
+    """``batch`` with its numpy float arrays (``indices`` aside) as float32."""
+    return {key: value.astype(np.float32) if key != "indices" and isinstance(value, np.ndarray)
+            and value.dtype.kind == "f" and value.dtype != np.float32 else value
+            for key, value in batch.items()}
 
 
 def bootstrap_factor(batch, gamma):

@@ -56,7 +56,8 @@ class RainbowLearner(AbstractLearner):
     ``gamma=0.99``, ``n_atoms=51``, ``v_min=-10.0``, ``v_max=10.0``, ``min_replay_history=1000``,
     ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``, ``alpha=0.5``,
     ``beta_init=0.4``, ``beta_steps=10_000`` (0: β stays ``beta_init``),
-    ``priority_epsilon=1e-6``.
+    ``priority_epsilon=1e-6``. ``attrs.evolve`` keeps the sampler built by default, whose
+    ``gamma`` must match the learner's: with a new ``gamma`` pass ``sampler=None`` too.
     """
 
     approximator: object = attrs.field(validator=check_approximator)

@@ -79,23 +79,41 @@ def test_importance_weights_and_beta_schedule():
 
 
 
-@pytest.mark.parametrize("name", CARTPOLE)
-def test_a_learner_takes_a_numpy_batch_as_its_samplers_batch(name, one_thread):
-    from rlcore import update
+def _as_numpy(batch, keep=(), float_dtype=None):
+    """``batch`` with its tensors (but those in ``keep``) as numpy arrays, floats as
+    ``float_dtype`` (default: as they are)."""
+    import numpy as np
     from rlcore.trajectories.samplers import Batch
 
+    out = Batch()
+    for key, value in batch.items():
+        if isinstance(value, torch.Tensor) and key not in keep:
+            value = value.numpy().copy()
+            if float_dtype is not None and value.dtype.kind == "f":
+                value = value.astype(float_dtype)
+            assert isinstance(value, np.ndarray)
+        out[key] = value
+    return out
+
+
+@pytest.mark.parametrize("form", ["numpy", "float64", "mixed"])
+@pytest.mark.parametrize("name", CARTPOLE)
+def test_a_learner_takes_a_numpy_or_mixed_batch_as_its_samplers_batch(name, form, one_thread):
+    # numpy: as a BatchSampler(device=None) draws it; float64: as numpy builds arrays by
+    # default; mixed: the state a tensor, the rest numpy
+    from rlcore import update
+
     results = []
-    for as_numpy in (False, True):
+    for convert in (False, True):
         learner, batch = learner_and_batch(name)
-        if as_numpy:  # as a BatchSampler(device=None) draws it
-            batch = Batch({k: v.numpy().copy() if isinstance(v, torch.Tensor) else v
-                           for k, v in batch.items()})
-            assert isinstance(batch["state"], __import__("numpy").ndarray)
+        if convert:
+            batch = _as_numpy(batch, keep=("state",) if form == "mixed" else (),
+                              float_dtype="float64" if form == "float64" else None)
         out = update(learner, batch)
         results.append((out, [p.detach().clone() for p in learner.approximator.model.parameters()]))
-    (out, params), (numpy_out, numpy_params) = results
-    torch.testing.assert_close(torch.as_tensor(numpy_out), torch.as_tensor(out))
-    for a, b in zip(params, numpy_params):
+    (out, params), (converted_out, converted_params) = results
+    torch.testing.assert_close(torch.as_tensor(converted_out), torch.as_tensor(out))
+    for a, b in zip(params, converted_params):
         torch.testing.assert_close(b, a)
 
 

@@ -132,3 +132,14 @@ def test_the_default_sampler_takes_three_step_returns_with_the_learners_gamma():
     one_step = BatchSampler(32, seed=0)
     assert RainbowLearner(approximator=approximator(net, 1e-3), n_atoms=5,
                           sampler=one_step).sampler is one_step
+
+
+def test_evolving_the_default_sampler_with_a_new_gamma_needs_sampler_none():
+    import attrs
+
+    net = DistributionalNetwork(4, 2, n_atoms=5, seed=0)
+    learner = RainbowLearner(approximator=approximator(net, 1e-3), n_atoms=5)
+    with pytest.raises(ValueError, match=r"sampler's gamma \(0.99\) must equal the learner's "
+                                         r"gamma \(0.9\)"):
+        attrs.evolve(learner, gamma=0.9)
+    assert attrs.evolve(learner, gamma=0.9, sampler=None).sampler.gamma == 0.9
