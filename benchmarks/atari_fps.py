@@ -46,9 +46,9 @@ EVERY = 1000
 
 def one_run(name, game, device, warmup, train_steps, decay_steps, seed=0):
     """``(acting steps/s, training steps/s)`` of one run (agent steps; see the module doc)."""
-    if warmup % EVERY or train_steps % EVERY or train_steps < 2 * EVERY:
-        raise ValueError(f"--warmup and --train-steps must be multiples of {EVERY} and "
-                         f"--train-steps at least {2 * EVERY}; got {warmup} and {train_steps}")
+    if warmup % EVERY or train_steps % EVERY or warmup < EVERY or train_steps < 2 * EVERY:
+        raise ValueError(f"--warmup and --train-steps must be multiples of {EVERY}, at least "
+                         f"{EVERY} and {2 * EVERY}; got {warmup} and {train_steps}")
     experiment = registry.make(name, seed, game=game, device=device,
                                steps=warmup + train_steps, min_replay_history=warmup,
                                epsilon_decay_steps=decay_steps)
@@ -63,7 +63,7 @@ def one_run(name, game, device, warmup, train_steps, decay_steps, seed=0):
     run(experiment.policy, experiment.env, experiment.stop_condition,
         experiment.hook + DoEveryNStep(stamp, n=EVERY))
     end = warmup + train_steps
-    acting = warmup / (stamps[warmup] - stamps[0]) if warmup else float("nan")
+    acting = warmup / (stamps[warmup] - stamps[0])
     first = warmup + EVERY
     training = (end - first) / (stamps[end] - stamps[first])
     return acting, training

@@ -14,7 +14,7 @@ from rlcore.approximators.base import AbstractApproximator
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.validators import real_in
 
-__all__ = ["NeuralNetworkApproximator", "apply_gradients"]
+__all__ = ["NeuralNetworkApproximator", "apply_gradients", "to_device"]
 
 _TORCH_ZERO_GRAD = torch.optim.Optimizer.zero_grad
 
@@ -73,12 +73,7 @@ class NeuralNetworkApproximator(AbstractApproximator):
 
     def to_device(self, x):
         """``x`` as a tensor on ``device``: numpy floats become ``float32``, tensors move as is."""
-        if isinstance(x, torch.Tensor):
-            return x if x.device == self.device else x.to(self.device)
-        x = np.asarray(x)
-        if x.dtype.kind == "f" and x.dtype != np.float32:
-            x = x.astype(np.float32)
-        return torch.as_tensor(x, device=self.device)
+        return to_device(x, self.device)
 
     def __call__(self, *xs):
         if len(xs) == 1:  # the common case, fast: one tensor already on the device
@@ -98,6 +93,16 @@ def update(app, loss):  # noqa: F811
     _zero_grad(app.optimizer)
     loss.backward()
     _clip_and_step(app)
+
+
+def to_device(x, device):
+    """``x`` as a tensor on ``device``: numpy floats become ``float32``, tensors move as is."""
+    if isinstance(x, torch.Tensor):
+        return x if x.device == device else x.to(device)
+    x = np.asarray(x)
+    if x.dtype.kind == "f" and x.dtype != np.float32:
+        x = x.astype(np.float32)
+    return torch.as_tensor(x, device=device)
 
 
 def apply_gradients(app, gradients, loss_value):

@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from rlcore import NeuralNetworkApproximator, NStepBatchSampler, TargetNetwork, apply_gradients
+from rlcore.approximators.neural_network_approximator import to_device
 from rlcore.trajectories.samplers import Batch
 from rlcore.utils.validators import (
     boolean, int_at_least, non_negative_int, one_of, positive_int, real_in,
@@ -149,21 +150,15 @@ def _as_batch(approximator, state):
 
 def batch_on(batch, device):
     """``batch`` itself when all its values but ``indices`` are tensors on ``device`` (as the
-    learner's own sampler draws it), else a copy with them there (``Batch.to``), numpy floats
-    as float32 (as ``NeuralNetworkApproximator.to_device`` makes them): a learner's
-    ``update(learner, batch)`` takes a numpy batch, or one on another device, too."""
+    learner's own sampler draws it), else a copy with them placed there as the approximator
+    places its inputs (:func:`~rlcore.approximators.neural_network_approximator.to_device`:
+    numpy floats as float32): a learner's ``update(learner, batch)`` takes a numpy batch, or one
+    on another device, too."""
     for key, value in batch.items():
-        if type(value) is not torch.Tensor or value.device != device:
-            if key != "indices":
-                return Batch.to(_float32(batch), device)
+        if key != "indices" and (type(value) is not torch.Tensor or value.device != device):
+            return Batch({k: v if k == "indices" else to_device(v, device)
+                          for k, v in batch.items()})
     return batch
-
-
-def _float32(batch):
-    """``batch`` with its numpy float arrays (``indices`` aside) as float32."""
-    return {key: value.astype(np.float32) if key != "indices" and isinstance(value, np.ndarray)
-            and value.dtype.kind == "f" and value.dtype != np.float32 else value
-            for key, value in batch.items()}
 
 
 def bootstrap_factor(batch, gamma):
@@ -367,7 +362,8 @@ def project_onto_support(next_probs, reward, factor, support):
     ``next_probs`` (batch, N) are the probabilities of the next state's greedy action,
     ``reward`` and ``factor`` (batch,) (``factor = γ^k (1 − terminal)``), ``support`` (N,) evenly
     spaced from ``v_min`` to ``v_max``. Each atom's mass goes to its two neighbours in
-    proportion to closeness: ``m_l += p (u − b)``, ``m_u += p (b − l)``, ``b = (Tz − v_min)/Δz``.
+    proportion to closeness: ``m_l += p (u − b)``, ``m_u += p (b − l)``,
+    ``b = (Tz − v_min)/Δz``.
     """
     n = support.shape[0]
     v_min, v_max = support[0], support[-1]

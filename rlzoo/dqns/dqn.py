@@ -44,9 +44,10 @@ class DQNLearner(AbstractLearner):
 
     Keyword arguments: ``approximator`` (``NeuralNetworkApproximator``, required),
     ``sampler=BatchSampler(32, seed=0)`` (an ``NStepBatchSampler`` gives n-step returns),
-    ``gamma=0.99``, ``loss="huber"`` or ``"mse"``, ``min_replay_history=1000``, ``update_freq=1``,
-    ``gradient_steps=1``, ``target_update_freq=100`` (env steps between syncs), ``rho=0.0`` (0: hard
-    copy; else Polyak ``target ← ρ target + (1 − ρ) online`` at each sync), ``is_double=False``.
+    ``gamma=0.99``, ``loss="huber"`` or ``"mse"``, ``min_replay_history=1000``,
+    ``update_freq=1``, ``gradient_steps=1``, ``target_update_freq=100`` (env steps between
+    syncs), ``rho=0.0`` (0: hard copy; else Polyak ``target ← ρ target + (1 − ρ) online`` at
+    each sync), ``is_double=False``.
     ``target_network`` is built from ``approximator``.
 
     >>> import torch
