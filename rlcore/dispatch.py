@@ -22,17 +22,65 @@ Dispatch is on positional arguments only; hyper-parameters are keyword fields of
 from multipledispatch import Dispatcher
 from multipledispatch import dispatch as _md_dispatch
 from multipledispatch.conflict import AmbiguityWarning
+from multipledispatch.dispatcher import MDNotImplementedError, str_signature
 
 __all__ = ["NAMESPACE", "dispatch", "generic", "update", "check_ambiguities", "AmbiguityError",
-           "AmbiguityWarning"]
+           "AmbiguityWarning", "GenericFunction"]
 
 NAMESPACE: dict = {}
 
 
+class GenericFunction(Dispatcher):
+    """A ``multipledispatch.Dispatcher`` with a leaner call: the same methods, results, errors
+    and ``MDNotImplementedError`` fallbacks.
+
+    The run loop calls ``update`` about ten times per env step. For 2 to 5 positional
+    arguments the cached method is looked up with a tuple of the argument types built
+    directly, not through a list comprehension (a function call of its own in Python 3.11):
+    about 0.27 instead of 0.40 µs per call. A first call with new types takes
+    multipledispatch's own path, which resolves and caches the method."""
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        n = len(args)
+        if n == 4:
+            a, b, c, d = args
+            func = self._cache.get((type(a), type(b), type(c), type(d)))
+        elif n == 2:
+            a, b = args
+            func = self._cache.get((type(a), type(b)))
+        elif n == 3:
+            a, b, c = args
+            func = self._cache.get((type(a), type(b), type(c)))
+        elif n == 5:
+            a, b, c, d, e = args
+            func = self._cache.get((type(a), type(b), type(c), type(d), type(e)))
+        else:
+            func = None
+        if func is None:
+            return Dispatcher.__call__(self, *args, **kwargs)
+        try:
+            return func(*args, **kwargs)
+        except MDNotImplementedError:  # as Dispatcher.__call__: the next methods in order
+            types = tuple(map(type, args))
+            methods = self.dispatch_iter(*types)
+            next(methods)
+            for method in methods:
+                try:
+                    return method(*args, **kwargs)
+                except MDNotImplementedError:
+                    pass
+            raise NotImplementedError(f"Matching functions for {self.name}: "
+                                      f"<{str_signature(types)}> found, but none completed "
+                                      f"successfully") from None
+
+
 def generic(name, doc=None):
-    """Return the generic function ``name`` of the project namespace, creating it if needed."""
+    """Return the generic function ``name`` of the project namespace (a
+    :class:`GenericFunction`), creating it if needed."""
     if name not in NAMESPACE:
-        NAMESPACE[name] = Dispatcher(name, doc=doc)
+        NAMESPACE[name] = GenericFunction(name, doc=doc)
     return NAMESPACE[name]
 
 
@@ -40,9 +88,16 @@ def dispatch(*types):
     """Register the decorated function as a method of the generic function of the same name.
 
     ``types`` are the classes of the positional arguments, in order. Returns the generic function
-    (a ``multipledispatch.Dispatcher``) so the module-level name stays callable.
+    (a :class:`GenericFunction`, a ``multipledispatch.Dispatcher``) so the module-level name
+    stays callable.
     """
-    return _md_dispatch(*types, namespace=NAMESPACE)
+    register = _md_dispatch(*types, namespace=NAMESPACE)
+
+    def decorate(func):
+        generic(func.__name__)  # ours, not multipledispatch's plain Dispatcher
+        return register(func)
+
+    return decorate
 
 
 update = generic(

@@ -117,6 +117,12 @@ class GymEnv(AbstractEnv):
         self._truncated = truncated = truncated is True or bool(truncated)
         self._done = terminated or truncated
 
+    def check_action(self, action, player=None):
+        """Raise ``ValueError`` naming the action and the space unless ``action`` is in the
+        action space (an in-range int of a ``Discrete`` space passes without a call)."""
+        if not (action.__class__ in _INT_TYPES and self._low <= action < self._high):
+            super().check_action(action, player)
+
     def _check(self, action):
         if self._done:
             if self._observation is None:

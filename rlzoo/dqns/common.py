@@ -24,7 +24,7 @@ import torch.nn.functional as F
 
 from rlcore import NeuralNetworkApproximator, NStepBatchSampler, TargetNetwork, apply_gradients
 from rlcore.approximators.neural_network_approximator import to_device
-from rlcore.trajectories.samplers import Batch
+from rlcore.trajectories.samplers import Batch, reused_buffers
 from rlcore.utils.validators import (
     boolean, int_at_least, non_negative_int, one_of, positive_int, real_in,
 )
@@ -154,6 +154,9 @@ def batch_on(batch, device):
     places its inputs (:func:`~rlcore.approximators.neural_network_approximator.to_device`:
     numpy floats as float32): a learner's ``update(learner, batch)`` takes a numpy batch, or one
     on another device, too."""
+    buffers = reused_buffers(batch)  # the sampler's own CPU tensors: nothing to check
+    if buffers is not None and device.type == "cpu":
+        return batch
     for key, value in batch.items():
         if key != "indices" and (type(value) is not torch.Tensor or value.device != device):
             return Batch({k: v if k == "indices" else to_device(v, device)
@@ -275,7 +278,7 @@ def _optimizer_holds(optimizer, layers):
 def _numpy_td(learner, online, target, arrays, is_double, weights):
     """``(mean loss (a float32 scalar), td, [(parameter, gradient)])`` of
     :func:`numpy_td_update`; ``target`` ``None`` bootstraps from the online network."""
-    state, action, reward, terminal, discount, next_state = arrays
+    state, action, reward, terminal, discount, next_state, flat = arrays
     gamma = float(learner.gamma)  # (a numpy float64 γ would make the target float64)
     n = state.shape[0]
     saved = []
@@ -284,11 +287,10 @@ def _numpy_td(learner, online, target, arrays, is_double, weights):
         q, online_next = both[:n], both[n:]
     else:
         q = online.forward(state, saved)
-    rows = np.arange(n)
     if target is None:
         next_value = online_next.max(axis=1)
     elif is_double:
-        next_value = target.forward(next_state)[rows, online_next.argmax(axis=1)]
+        next_value = target.forward(next_state)[_rows(n), online_next.argmax(axis=1)]
     else:
         next_value = target.forward(next_state).max(axis=1)
     if discount is None and target is not None:  # as bootstrapped_target: masked
@@ -298,7 +300,7 @@ def _numpy_td(learner, online, target, arrays, is_double, weights):
         factor = 1.0 - terminal.astype(np.float32)
         factor *= gamma if discount is None else discount
         target_value = reward + factor * next_value
-    td = q[rows, action] - target_value
+    td = q.take(flat) - target_value  # q[rows, action]
     if learner.loss == "huber":  # 0.5 δ² within ±1, |δ| − 0.5 outside: c (δ − c / 2)
         slope = np.minimum(np.maximum(td, -1.0), 1.0)  # np.clip, without its Python layers
         per_sample = slope * (td - 0.5 * slope)
@@ -309,7 +311,7 @@ def _numpy_td(learner, online, target, arrays, is_double, weights):
         per_sample = per_sample * weights
         slope = slope * weights
     grad_out = np.zeros(q.shape, q.dtype)
-    grad_out[rows, action] = slope / n
+    grad_out.put(flat, slope / n)  # grad_out[rows, action] = ...
     loss = np.add.reduce(per_sample) / np.float32(n)  # the mean, as a float32 scalar
     return loss, td, online.backward(saved, grad_out)
 
@@ -326,7 +328,36 @@ _F32, _I64, _BOOL = np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.bool_)
 
 def _numpy_batch(batch, width, n_actions):
     """The batch's arrays as numpy views ``(state, action, reward, terminal, discount or None,
-    next_state)``, or ``None`` unless they are what :func:`numpy_td_update` takes."""
+    next_state, flat)``, ``flat`` the indices of ``(row, action)`` in a ``(batch, n_actions)``
+    array, or ``None`` unless they are what :func:`numpy_td_update` takes (an action out of
+    range included: torch's ``gather`` raises its error where numpy would wrap a negative one).
+
+    A batch of a sampler's reused CPU buffers (:func:`~rlcore.trajectories.samplers.
+    reused_buffers`, as ``rlzoo``'s experiments draw them) is checked once per set of buffers."""
+    buffers = reused_buffers(batch)
+    if buffers is None:
+        arrays = _checked_arrays(batch, width)
+    else:
+        key = (_NUMPY_BATCH, width)
+        arrays = buffers.memo.get(key)
+        if arrays is None:
+            arrays = buffers.memo[key] = _checked_arrays(batch, width) or False
+    if not arrays:
+        return None
+    try:  # the flat indices, and the range check of the actions (out of range: ValueError)
+        flat = np.ravel_multi_index((_rows(arrays[0].shape[0]), arrays[1]),
+                                    (arrays[0].shape[0], n_actions))
+    except ValueError:
+        return None
+    return arrays + (flat,)
+
+
+_NUMPY_BATCH = object()  # the memo key's owner (see _numpy_batch)
+
+
+def _checked_arrays(batch, width):
+    """``(state, action, reward, terminal, discount or None, next_state)`` as numpy views when
+    their types, dtypes and shapes are what :func:`numpy_td_update` takes, else ``None``."""
     arrays = []
     try:
         for key in ("state", "action", "reward", "terminal", "discount", "next_state"):
@@ -350,9 +381,21 @@ def _numpy_batch(batch, width, n_actions):
         return None
     if discount is not None and (discount.dtype is not _F32 or discount.shape != (n,)):
         return None
-    if action.min() < 0 or action.max() >= n_actions:  # torch's gather raises its error
-        return None
-    return arrays
+    return tuple(arrays)
+
+
+_ROWS = {}
+
+
+def _rows(n):
+    """``np.arange(n)``, made once per ``n`` (read-only)."""
+    rows = _ROWS.get(n)
+    if rows is None:
+        rows = np.arange(n)
+        rows.flags.writeable = False
+        if len(_ROWS) < 64:
+            _ROWS[n] = rows
+    return rows
 
 
 def project_onto_support(next_probs, reward, factor, support):

@@ -51,3 +51,44 @@ def test_rules_live_in_the_project_namespace_only():
 
     assert "update" not in global_namespace
     assert "on_stage" not in global_namespace
+
+
+def test_generic_functions_call_as_multipledispatch_does():
+    from multipledispatch import Dispatcher
+    from multipledispatch.dispatcher import MDNotImplementedError
+
+    from rlcore.dispatch import GenericFunction
+
+    assert all(type(f) is GenericFunction for f in NAMESPACE.values())
+
+    class A: ...
+    class B(A): ...
+
+    try:
+        for arity in range(1, 7):  # the direct lookups (2 to 5 arguments) and the general path
+            @dispatch(*[A] * arity)
+            def _call_probe(*args, scale=1):
+                return ("A", len(args) * scale)
+
+            @dispatch(*[B] * arity)
+            def _call_probe(*args, scale=1):  # noqa: F811
+                if len(args) == 3:
+                    raise MDNotImplementedError  # go on to the next method, as multipledispatch
+                return ("B", len(args) * scale)
+
+            probe = NAMESPACE["_call_probe"]
+            reference = Dispatcher("reference")
+            for signature, method in probe.funcs.items():
+                reference.add(signature, method)
+            for args in ([A()] * arity, [B()] * arity):
+                for _ in range(2):  # the first call resolves, the second takes the cache
+                    assert probe(*args, scale=10) == reference(*args, scale=10)
+            assert probe(*[B()] * arity) == (("A", 3) if arity == 3 else ("B", arity))
+            with pytest.raises(NotImplementedError, match="Could not find signature"):
+                probe(*[object()] * arity)
+        probe.add((int, int, int), lambda *args: (_ for _ in ()).throw(MDNotImplementedError()))
+        with pytest.raises(NotImplementedError, match="none completed successfully"):
+            for _ in range(2):
+                probe(1, 2, 3)
+    finally:
+        del NAMESPACE["_call_probe"]

@@ -136,6 +136,21 @@ def test_bad_action_raises_value_error_and_leaves_the_env_unchanged(action):
     env(1)  # still usable
 
 
+@pytest.mark.parametrize("action", [2, -1, True, 1.0, "left", np.array([0, 1]), None])
+def test_check_action_names_a_bad_action_and_passes_good_ones(action):
+    env = GymEnv("CartPole-v1", seed=0)
+    env.reset()
+    for good in (0, 1, np.int64(1), np.uint8(0), np.array(1)):
+        env.check_action(good)
+    with pytest.raises(ValueError) as error:
+        env.check_action(action)
+    assert repr(action) in str(error.value) and "Discrete(2)" in str(error.value)
+    box = GymEnv("Pendulum-v1", seed=0)
+    box.check_action(np.zeros(1, np.float32))
+    with pytest.raises(ValueError, match="Box"):
+        box.check_action(0)
+
+
 # Gymnasium's Box.contains warns when given a Python float (the 0.5 below).
 @pytest.mark.filterwarnings("ignore:.*Casting input x to numpy array")
 def test_box_actions_on_pendulum():

@@ -386,6 +386,42 @@ def test_reused_buffers_are_overwritten_in_place_and_remade_for_another_trajecto
         BatchSampler(8, reuse_buffers=1)
 
 
+def test_reused_buffers_recognise_a_batch_as_the_sampler_drew_it():
+    import copy
+    import pickle
+
+    from rlcore.trajectories.samplers import Batch, reused_buffers
+
+    t = int_traj(50)
+    record(t, [(s, s % 2, float(s), False, False) for s in range(30)], final_state=30)
+    sampler = BatchSampler(8, device="cpu", rng=0, reuse_buffers=True)
+    batch = sampler(t)
+    buffers = reused_buffers(batch)
+    assert buffers is not None and buffers.memo == {}
+    for key, value in batch.items():  # numpy arrays sharing the tensors' memory
+        assert np.shares_memory(buffers.arrays[key], value.numpy())
+    assert reused_buffers(sampler(t)) is buffers  # the same buffers, draw after draw
+    changed = sampler(t)
+    changed["state"] = changed["state"].clone()  # a key replaced
+    assert reused_buffers(changed) is None
+    added = sampler(t)
+    added["extra"] = torch.zeros(8)
+    assert reused_buffers(added) is None
+    removed = sampler(t)
+    del removed["truncated"]
+    assert reused_buffers(removed) is None
+    assert reused_buffers(Batch(sampler(t))) is None  # a plain Batch of the same tensors
+    assert reused_buffers(BatchSampler(8, device="cpu", rng=0)(t)) is None  # fresh tensors
+    assert reused_buffers(BatchSampler(8, rng=0, reuse_buffers=True)(t)) is None  # numpy
+    assert reused_buffers({"state": batch["state"]}) is None
+    drawn = sampler(t)
+    for clone in (copy.deepcopy(drawn), pickle.loads(pickle.dumps(drawn))):
+        # a plain Batch of its own tensors: the replay's buffers do not travel with it
+        assert type(clone) is Batch and reused_buffers(clone) is None
+        assert all(torch.equal(clone[k], drawn[k]) for k in drawn)
+    assert len(pickle.dumps(drawn)) < 5000
+
+
 @pytest.mark.parametrize("how", ["deepcopy", "pickle"])
 def test_a_copied_reusing_sampler_draws_fresh_batches(how):
     import copy

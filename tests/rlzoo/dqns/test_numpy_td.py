@@ -148,6 +148,60 @@ def test_bad_actions_and_a_non_finite_loss_fail_as_on_the_torch_path():
     assert all(torch.equal(a, b) for a, b in zip(before, net.parameters()))
 
 
+def test_a_batch_of_reused_buffers_is_checked_once_and_steps_as_the_torch_path(monkeypatch):
+    from rlcore import BatchSampler, CircularArraySARTTrajectory
+    from rlcore.trajectories.samplers import Batch, reused_buffers
+    from rlzoo.dqns import common
+
+    checks = []
+    checked_arrays = common._checked_arrays
+    monkeypatch.setattr(common, "_checked_arrays",
+                        lambda batch, width: checks.append(batch) or checked_arrays(batch, width))
+
+    t = filled_trajectory(200)
+    sampler = BatchSampler(32, device="cpu", seed=0, reuse_buffers=True)
+    batch = sampler(t)
+    buffers = reused_buffers(batch)
+    net = _net()
+    fast, slow = _learner(DQNLearner, net, gamma=0.9), _torch_twin(DQNLearner, net, gamma=0.9)
+    for _ in range(3):
+        batch = sampler(t)
+        copied = Batch({k: v.clone() for k, v in batch.items()})
+        out_fast, out_slow = update(fast, batch), update(slow, copied)
+        torch.testing.assert_close(out_fast, out_slow.detach(), rtol=1e-5, atol=1e-6)
+        for p, q in zip(fast.approximator.model.parameters(),
+                        slow.approximator.model.parameters()):
+            torch.testing.assert_close(p.detach(), q.detach(), rtol=1e-5, atol=1e-6)
+    assert len(checks) == 1 and reused_buffers(checks[0]) is buffers  # checked once
+    (arrays,) = buffers.memo.values()
+    assert np.shares_memory(arrays[0], buffers.arrays["state"])
+    # values may change in the buffers: an action out of range still fails as with torch
+    for bad in (2, -1):
+        batch = sampler(t)
+        batch["action"][5] = bad
+        assert reused_buffers(batch) is buffers
+        assert numpy_td_update(fast, batch, fast.target_network.target_model) is None
+        with pytest.raises((RuntimeError, IndexError)):
+            update(fast, batch)
+    # buffers of a dtype the numpy step does not take: the memo says so, the torch path runs
+    t64 = CircularArraySARTTrajectory(1000, state=((4,), np.float32), reward=((), np.float64))
+    rng = np.random.default_rng(0)
+    for i in range(100):
+        t64.push(state=rng.normal(size=4).astype(np.float32), action=i % 2)
+        t64.push(reward=1.0, terminal=False, truncated=False)
+    t64.push(state=np.zeros(4, np.float32), action=0)
+    sampler = BatchSampler(32, device="cpu", seed=0, reuse_buffers=True)
+    batch = sampler(t64)
+    assert batch["reward"].dtype == torch.float64
+    learner = _learner(DQNLearner, _net())
+    assert numpy_td_update(learner, batch, learner.target_network.target_model) is None
+    assert list(reused_buffers(batch).memo.values()) == [False]
+    parameters = list(learner.approximator.model.parameters())
+    before = [p.detach().clone() for p in parameters]
+    assert torch.isfinite(update(learner, batch))  # through torch, which promotes the dtype
+    assert not all(torch.equal(a, p) for a, p in zip(before, parameters))
+
+
 def test_layout_changes_are_followed_and_gradients_are_new_per_network():
     batch = random_batch(32)
     net = _net()
