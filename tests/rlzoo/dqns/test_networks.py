@@ -235,6 +235,27 @@ def test_values_of_one_state_in_numpy_equals_the_forward():
     assert noisy.values_of(state) is None
 
 
+def test_numpy_layers_relu_equals_torch_and_leaves_its_zeros_alone():
+    import numpy as np
+
+    from rlzoo.dqns.networks import _zeros
+
+    net = QNetwork(4, 3, hidden=(8, 8), seed=1)
+    layers = net.numpy_layers()
+    rng = np.random.default_rng(0)
+    for rows in (1, 5, 5, 128):  # a new shape, then the kept zeros
+        x = rng.normal(size=(rows, 4)).astype(np.float32) * 3
+        x[0, 1] = np.nan  # a NaN input stays NaN through every ReLU, as in torch
+        expected = net(torch.from_numpy(x)).detach().numpy()
+        got = layers.forward(x)
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6, equal_nan=True)
+        assert np.isnan(got[0]).all() and not np.isnan(got[1:]).any()
+    zeros = _zeros((5, 8))
+    assert zeros is _zeros((5, 8)) and not zeros.any() and zeros.dtype == np.float32
+    with pytest.raises(ValueError, match="read-only"):
+        zeros[0, 0] = 1.0
+
+
 def test_values_of_follows_training_hooks_casts_and_copies():
     import copy
     import pickle
