@@ -48,12 +48,12 @@ class BasicDQNLearner(AbstractLearner):
     """
 
     approximator: object = attrs.field(validator=check_approximator)
-    sampler: object = attrs.field(factory=lambda: BatchSampler(32, seed=0))
-    gamma: float = attrs.field(default=0.99, validator=real_in(0, 1))
-    loss: str = attrs.field(default="huber", validator=one_of("huber", "mse"))
-    min_replay_history: int = attrs.field(default=32, validator=positive_int)
-    update_freq: int = attrs.field(default=1, validator=positive_int)
-    gradient_steps: int = attrs.field(default=1, validator=positive_int)
+    sampler: object = attrs.field(kw_only=True, factory=lambda: BatchSampler(32, seed=0))
+    gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
+    loss: str = attrs.field(kw_only=True, default="huber", validator=one_of("huber", "mse"))
+    min_replay_history: int = attrs.field(kw_only=True, default=32, validator=positive_int)
+    update_freq: int = attrs.field(kw_only=True, default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(kw_only=True, default=1, validator=positive_int)
     update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)
     loss_value: object = attrs.field(default=None, init=False, repr=False,
                                      on_setattr=attrs.setters.NO_OP)

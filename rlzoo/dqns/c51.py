@@ -55,16 +55,16 @@ class C51Learner(AbstractLearner):
     """
 
     approximator: object = attrs.field(validator=check_approximator)
-    sampler: object = attrs.field(factory=lambda: BatchSampler(32, seed=0))
-    gamma: float = attrs.field(default=0.99, validator=real_in(0, 1))
-    n_atoms: int = attrs.field(default=51, validator=int_at_least(2))  # 1: Δz = 0/0
-    v_min: float = attrs.field(default=-10.0)
-    v_max: float = attrs.field(default=10.0)
-    min_replay_history: int = attrs.field(default=1000, validator=positive_int)
-    update_freq: int = attrs.field(default=1, validator=positive_int)
-    gradient_steps: int = attrs.field(default=1, validator=positive_int)
-    target_update_freq: int = attrs.field(default=100, validator=positive_int)
-    rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
+    sampler: object = attrs.field(kw_only=True, factory=lambda: BatchSampler(32, seed=0))
+    gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
+    n_atoms: int = attrs.field(kw_only=True, default=51, validator=int_at_least(2))  # 1: Δz = 0/0
+    v_min: float = attrs.field(kw_only=True, default=-10.0)
+    v_max: float = attrs.field(kw_only=True, default=10.0)
+    min_replay_history: int = attrs.field(kw_only=True, default=1000, validator=positive_int)
+    update_freq: int = attrs.field(kw_only=True, default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(kw_only=True, default=1, validator=positive_int)
+    target_update_freq: int = attrs.field(kw_only=True, default=100, validator=positive_int)
+    rho: float = attrs.field(kw_only=True, default=0.0, validator=real_in(0, 1, high_open=True))
     support: object = attrs.field(init=False, repr=False)
     target_network: object = attrs.field(init=False, repr=False)
     update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)

@@ -44,16 +44,16 @@ class QRDQNLearner(AbstractLearner):
     """
 
     approximator: object = attrs.field(validator=check_approximator)
-    sampler: object = attrs.field(factory=lambda: BatchSampler(32, seed=0))
-    gamma: float = attrs.field(default=0.99, validator=real_in(0, 1))
-    n_quantiles: int = attrs.field(default=200, validator=positive_int)
-    kappa: float = attrs.field(default=1.0, validator=real_in(0, float("inf"), low_open=True,
-                                                              high_open=True))
-    min_replay_history: int = attrs.field(default=1000, validator=positive_int)
-    update_freq: int = attrs.field(default=1, validator=positive_int)
-    gradient_steps: int = attrs.field(default=1, validator=positive_int)
-    target_update_freq: int = attrs.field(default=100, validator=positive_int)
-    rho: float = attrs.field(default=0.0, validator=real_in(0, 1, high_open=True))
+    sampler: object = attrs.field(kw_only=True, factory=lambda: BatchSampler(32, seed=0))
+    gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
+    n_quantiles: int = attrs.field(kw_only=True, default=200, validator=positive_int)
+    kappa: float = attrs.field(kw_only=True, default=1.0, validator=real_in(
+        0, float("inf"), low_open=True, high_open=True))
+    min_replay_history: int = attrs.field(kw_only=True, default=1000, validator=positive_int)
+    update_freq: int = attrs.field(kw_only=True, default=1, validator=positive_int)
+    gradient_steps: int = attrs.field(kw_only=True, default=1, validator=positive_int)
+    target_update_freq: int = attrs.field(kw_only=True, default=100, validator=positive_int)
+    rho: float = attrs.field(kw_only=True, default=0.0, validator=real_in(0, 1, high_open=True))
     taus: object = attrs.field(init=False, repr=False)
     target_network: object = attrs.field(init=False, repr=False)
     update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)

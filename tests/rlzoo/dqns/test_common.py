@@ -124,3 +124,23 @@ def test_batch_on_returns_a_batch_already_there_itself():
     assert batch_on(batch, torch.device("cpu")) is batch
     moved = batch_on(batch, torch.device("meta"))
     assert moved is not batch and moved["reward"].device.type == "meta"
+
+
+def test_hyper_parameters_are_keyword_only():
+    # DESIGN.md §4: hyper-parameters are keyword fields; a field added later (as gradient_steps
+    # was) cannot shift a positional call onto the wrong parameter
+    import inspect
+
+    from rlzoo import dqns
+
+    names = ["BasicDQNLearner", "DQNLearner", "PrioritizedDQNLearner", "C51Learner",
+             "QRDQNLearner", "IQNLearner", "REMDQNLearner", "RainbowLearner"]
+    for name in names:
+        parameters = list(inspect.signature(getattr(dqns, name).__init__).parameters.values())
+        assert [p.name for p in parameters[:2]] == ["self", "approximator"], name
+        assert parameters[1].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD, name
+        assert len(parameters) > 3 and all(
+            p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters[2:]), name
+    learner, _ = learner_and_batch("DQN_CartPole")
+    with pytest.raises(TypeError, match="positional"):
+        type(learner)(learner.approximator, learner.sampler)
