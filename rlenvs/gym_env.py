@@ -119,8 +119,10 @@ class GymEnv(AbstractEnv):
 
     def check_action(self, action, player=None):
         """Raise ``ValueError`` naming the action and the space unless ``action`` is in the
-        action space (an in-range int of a ``Discrete`` space passes without a call)."""
-        if not (action.__class__ in _INT_TYPES and self._low <= action < self._high):
+        action space (on a ``GymEnv`` itself, not a subclass, which may restrict the legal
+        actions, an in-range int of a ``Discrete`` space passes without a call)."""
+        if not (type(self) is GymEnv and action.__class__ in _INT_TYPES
+                and self._low <= action < self._high):
             super().check_action(action, player)
 
     def _check(self, action):

@@ -82,8 +82,8 @@ def reused_buffers(batch):
     them once (a learner's check of their dtypes and shapes), valid as long as the buffers are
     used: the sampler makes new buffers, with a new ``memo``, for another trajectory, batch size
     or device. So a learner can skip per-tensor conversions and checks, about 3 µs per batch;
-    in return the tensors of such a batch must keep their dtype, shape and ``requires_grad``
-    (their values may change)."""
+    in return the tensors of such a batch must keep their dtype, shape, storage (no ``.data =``
+    or ``set_``) and ``requires_grad``: their values may change, in place."""
     if type(batch) is not _BufferBatch:
         return None
     buffers = batch.buffers
@@ -378,7 +378,7 @@ class BatchSampler:
             to uniform sampling from the circular replay trajectories (the fast path); other
             trajectories get new arrays as before. On the CPU a learner may recognise such a
             batch (:func:`reused_buffers`) and use the buffers' numpy arrays directly, so its
-            tensors must keep their dtype, shape and ``requires_grad``.
+            tensors must keep their dtype, shape, storage and ``requires_grad``.
 
     ``sampler.sample(trajectory)`` (or ``sampler(trajectory)``) returns a :class:`Batch` with
     ``state, action, reward, terminal, truncated, next_state`` (plus ``legal_actions_mask`` and

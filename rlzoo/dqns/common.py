@@ -150,8 +150,9 @@ def _as_batch(approximator, state):
 
 def batch_on(batch, device):
     """``batch`` itself when all its values but ``indices`` are tensors on ``device`` (as the
-    learner's own sampler draws it), else a copy with them placed there as the approximator
-    places its inputs (:func:`~rlcore.approximators.neural_network_approximator.to_device`:
+    learner's own sampler draws it; a batch of a sampler's reused CPU buffers,
+    :func:`~rlcore.trajectories.samplers.reused_buffers`, for a CPU ``device`` without looking
+    at each value), else a copy with them placed there as the approximator places its inputs (:func:`~rlcore.approximators.neural_network_approximator.to_device`:
     numpy floats as float32): a learner's ``update(learner, batch)`` takes a numpy batch, or one
     on another device, too."""
     buffers = reused_buffers(batch)  # the sampler's own CPU tensors: nothing to check

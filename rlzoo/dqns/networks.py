@@ -478,7 +478,8 @@ _ZEROS = {}
 
 
 def _zeros(shape):
-    """A read-only float32 array of zeros of ``shape``, made once per shape (at most 256 kept).
+    """A read-only float32 array of zeros of ``shape``, made once per shape (at most 256 shapes
+    of at most 1 MiB each are kept; others are made on each call).
 
     ``np.maximum(x, zeros, out=x)`` runs numpy's vectorised loop; with the scalar ``0.0`` numpy
     2.4 takes a loop several times slower: 1.1 against 5.7 µs for a (256, 64) float32 array,
@@ -487,7 +488,7 @@ def _zeros(shape):
     if zeros is None:
         zeros = np.zeros(shape, np.float32)
         zeros.flags.writeable = False
-        if len(_ZEROS) < 256:
+        if len(_ZEROS) < 256 and zeros.nbytes <= 1 << 20:
             _ZEROS[shape] = zeros
     return zeros
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",

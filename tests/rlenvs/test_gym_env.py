@@ -151,6 +151,25 @@ def test_check_action_names_a_bad_action_and_passes_good_ones(action):
         box.check_action(0)
 
 
+def test_a_subclass_with_legal_actions_has_them_checked():
+    from rlcore.envs import FULL_ACTION_SET
+
+    class OnlyZero(GymEnv):  # a GymEnv whose legal actions are a subset of its space's
+        ActionStyle = FULL_ACTION_SET
+
+        def legal_action_space(self, player=None):
+            return [0]
+
+        def legal_action_space_mask(self, player=None):
+            return np.array([True, False])
+
+    env = OnlyZero("CartPole-v1", seed=0)
+    env.reset()
+    env.check_action(0)
+    with pytest.raises(ValueError, match="legal actions"):
+        env.check_action(1)
+
+
 # Gymnasium's Box.contains warns when given a Python float (the 0.5 below).
 @pytest.mark.filterwarnings("ignore:.*Casting input x to numpy array")
 def test_box_actions_on_pendulum():

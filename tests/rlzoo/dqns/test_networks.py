@@ -254,6 +254,8 @@ def test_numpy_layers_relu_equals_torch_and_leaves_its_zeros_alone():
     assert zeros is _zeros((5, 8)) and not zeros.any() and zeros.dtype == np.float32
     with pytest.raises(ValueError, match="read-only"):
         zeros[0, 0] = 1.0
+    big = _zeros((1024, 512))  # 2 MiB: made on each call, not kept
+    assert not big.any() and big is not _zeros((1024, 512))
 
 
 def test_values_of_follows_training_hooks_casts_and_copies():

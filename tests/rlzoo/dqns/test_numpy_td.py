@@ -173,13 +173,19 @@ def test_a_batch_of_reused_buffers_is_checked_once_and_steps_as_the_torch_path(m
                         slow.approximator.model.parameters()):
             torch.testing.assert_close(p.detach(), q.detach(), rtol=1e-5, atol=1e-6)
     assert len(checks) == 1 and reused_buffers(checks[0]) is buffers  # checked once
+    sampler.batch_size = 16  # new buffers, with a memo of their own: checked once again
+    for _ in range(2):
+        update(fast, sampler(t))
+    assert len(checks) == 2 and reused_buffers(checks[1]) is not buffers
+    assert reused_buffers(checks[1]).memo and checks[1]["state"].shape == (16, 4)
+    assert len(buffers.memo) == 1  # the old memo is not consulted for the new buffers
     (arrays,) = buffers.memo.values()
     assert np.shares_memory(arrays[0], buffers.arrays["state"])
     # values may change in the buffers: an action out of range still fails as with torch
     for bad in (2, -1):
         batch = sampler(t)
         batch["action"][5] = bad
-        assert reused_buffers(batch) is buffers
+        assert reused_buffers(batch) is not None
         assert numpy_td_update(fast, batch, fast.target_network.target_model) is None
         with pytest.raises((RuntimeError, IndexError)):
             update(fast, batch)
