@@ -432,9 +432,11 @@ def on_stage(hook, stage, policy, env):  # noqa: F811
         mean = hook.evaluate(policy)
         hook.steps.append(hook.t)
         hook.returns.append(mean)
-        if hook.verbose:
-            print(f"step {hook.t}: mean return {mean:.2f} over {hook.episodes[-1]} test "
-                  f"episodes", flush=True)
+        if hook.verbose:  # above a progress bar, which tqdm redraws below it
+            from tqdm.auto import tqdm
+
+            tqdm.write(f"step {hook.t}: mean return {mean:.2f} over {hook.episodes[-1]} test "
+                       f"episodes")
 
 
 __all__.append("EvaluateEveryNStep")
