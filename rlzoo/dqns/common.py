@@ -28,7 +28,9 @@ from rlcore.trajectories.samplers import Batch, reused_buffers
 from rlcore.utils.validators import (
     boolean, int_at_least, non_negative_int, one_of, positive_int, real_in,
 )
-from rlzoo.dqns.networks import DuelingHead, NatureCNN, NoisyLinear, QNetwork, blas_threads
+from rlzoo.dqns.networks import (
+    DuelingHead, NatureCNN, NoisyLinear, QNetwork, blas_threads, child_seed,
+)
 
 __all__ = [
     "positive_int", "real_in", "int_at_least", "non_negative_int", "one_of", "boolean",
@@ -85,11 +87,10 @@ def make_target_network(learner):
 
 def target_noise_seed(seed):
     """The seed of a target network's noisy layer whose online layer has ``seed``: a seed
-    hashed from it by ``numpy.random.SeedSequence`` (a child stream), not a small offset that
-    a layer of a nearby seed could hold."""
-    entropy = int(seed) % 2**64
-    state = np.random.SeedSequence(entropy, spawn_key=(0x7A46,)).generate_state(2, np.uint32)
-    return int(state[0]) << 31 | int(state[1]) >> 1  # 62 bits: torch's manual_seed takes it
+    hashed from it by ``numpy.random.SeedSequence`` (a child stream,
+    :func:`~rlzoo.dqns.networks.child_seed`), not a small offset that a layer of a nearby seed
+    could hold."""
+    return child_seed(seed, 0x7A46)
 
 
 def should_learn(learner, trajectory):
@@ -152,9 +153,10 @@ def batch_on(batch, device):
     """``batch`` itself when all its values but ``indices`` are tensors on ``device`` (as the
     learner's own sampler draws it; a batch of a sampler's reused CPU buffers,
     :func:`~rlcore.trajectories.samplers.reused_buffers`, for a CPU ``device`` without looking
-    at each value), else a copy with them placed there as the approximator places its inputs (:func:`~rlcore.approximators.neural_network_approximator.to_device`:
-    numpy floats as float32): a learner's ``update(learner, batch)`` takes a numpy batch, or one
-    on another device, too."""
+    at each value), else a copy with them placed there as the approximator places its inputs
+    (:func:`~rlcore.approximators.neural_network_approximator.to_device`: numpy floats as
+    float32): a learner's ``update(learner, batch)`` takes a numpy batch, or one on another
+    device, too."""
     buffers = reused_buffers(batch)  # the sampler's own CPU tensors: nothing to check
     if buffers is not None and device.type == "cpu":
         return batch

@@ -162,6 +162,17 @@ def _linear(n_in, n_out, noisy, seed):
     return NoisyLinear(n_in, n_out, seed=seed) if noisy else nn.Linear(n_in, n_out)
 
 
+def child_seed(seed, key):
+    """A seed hashed from ``seed`` and the int ``key`` by ``numpy.random.SeedSequence`` (the
+    child stream ``key``), 62 bits (torch's ``manual_seed`` takes it): the ``k``-th noisy layer
+    of a network seeded ``seed`` is seeded ``child_seed(seed, k)``, so that networks of nearby
+    seeds draw unrelated noise (``seed + k`` gave the layer ``k`` of seed 0 the stream of the
+    layer ``k - 1`` of seed 1)."""
+    entropy = int(seed) % 2**64
+    state = np.random.SeedSequence(entropy, spawn_key=(int(key),)).generate_state(2, np.uint32)
+    return int(state[0]) << 31 | int(state[1]) >> 1
+
+
 class DuelingHead(nn.Module):
     """``Q(s, a) = V(s) + A(s, a) − mean_a A(s, a)`` per atom (Wang et al., 2016).
 
@@ -173,12 +184,13 @@ class DuelingHead(nn.Module):
         self.n_actions, self.n_atoms = int(n_actions), int(n_atoms)
         layers_v, layers_a, width = [], [], n_features
         if hidden:
-            layers_v += [_linear(n_features, hidden, noisy, seed + 1), nn.ReLU()]
-            layers_a += [_linear(n_features, hidden, noisy, seed + 2), nn.ReLU()]
+            layers_v += [_linear(n_features, hidden, noisy, child_seed(seed, 1)), nn.ReLU()]
+            layers_a += [_linear(n_features, hidden, noisy, child_seed(seed, 2)), nn.ReLU()]
             width = hidden
-        self.value = nn.Sequential(*layers_v, _linear(width, self.n_atoms, noisy, seed + 3))
+        self.value = nn.Sequential(*layers_v,
+                                   _linear(width, self.n_atoms, noisy, child_seed(seed, 3)))
         self.advantage = nn.Sequential(*layers_a, _linear(width, self.n_actions * self.n_atoms,
-                                                          noisy, seed + 4))
+                                                          noisy, child_seed(seed, 4)))
 
     def forward(self, features):
         v = self.value(features).view(-1, 1, self.n_atoms)
@@ -655,7 +667,8 @@ class DistributionalNetwork(nn.Module):
                 self.head = DuelingHead(width, n_actions, n_atoms=n_atoms, noisy=noisy,
                                         seed=seed)
             else:
-                self.head = _linear(width, self.n_actions * self.n_atoms, noisy, seed + 5)
+                self.head = _linear(width, self.n_actions * self.n_atoms, noisy,
+                                    child_seed(seed, 5))
 
     def forward(self, x):
         out = self.head(self.body(x))

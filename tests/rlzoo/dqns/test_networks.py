@@ -406,3 +406,16 @@ def test_layer_plan_makes_no_reference_cycle():
         assert weight() is None  # freed by reference counting, without the cycle collector
     finally:
         gc.enable()
+
+
+def test_noisy_layers_of_nearby_seeds_draw_unrelated_noise():
+    def noisy_seeds(seed):
+        net = DistributionalNetwork(4, 2, hidden=(8,), n_atoms=3, dueling=True, noisy=True,
+                                    seed=seed)
+        return [m.seed for m in net.modules() if isinstance(m, NoisyLinear)]
+
+    assert len(noisy_seeds(0)) == 2 and noisy_seeds(0) == noisy_seeds(0)  # reproducible
+    seeds = [s for seed in range(4) for s in noisy_seeds(seed)]
+    assert len(set(seeds)) == len(seeds)  # seed + k once gave layer k of seed 0 seed 1's k - 1
+    plain = DistributionalNetwork(4, 2, hidden=(8,), n_atoms=3, noisy=True, seed=0)
+    assert [m.seed for m in plain.modules() if isinstance(m, NoisyLinear)][0] not in seeds
