@@ -335,8 +335,8 @@ def _numpy_batch(batch, width, n_actions):
     array, or ``None`` unless they are what :func:`numpy_td_update` takes (an action out of
     range included: torch's ``gather`` raises its error where numpy would wrap a negative one).
 
-    A batch of a sampler's reused CPU buffers (:func:`~rlcore.trajectories.samplers.
-    reused_buffers`, as ``rlzoo``'s experiments draw them) is checked once per set of buffers."""
+    A batch of a sampler's reused CPU buffers (as ``rlzoo``'s experiments draw them,
+    :func:`~rlcore.trajectories.samplers.reused_buffers`) is checked once per set of buffers."""
     buffers = reused_buffers(batch)
     if buffers is None:
         arrays = _checked_arrays(batch, width)
