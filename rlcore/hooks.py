@@ -17,6 +17,7 @@ as in ReinforcementLearning.jl, where ``t`` counts steps or episodes from 1.
 """
 
 import numbers
+import sys
 import time
 
 import attrs
@@ -437,6 +438,7 @@ def on_stage(hook, stage, policy, env):  # noqa: F811
 
             tqdm.write(f"step {hook.t}: mean return {mean:.2f} over {hook.episodes[-1]} test "
                        f"episodes")
+            sys.stdout.flush()  # tqdm.write does not: a log file gets each line at once
 
 
 __all__.append("EvaluateEveryNStep")

@@ -163,11 +163,13 @@ def _linear(n_in, n_out, noisy, seed):
 
 
 def child_seed(seed, key):
-    """A seed hashed from ``seed`` and the int ``key`` by ``numpy.random.SeedSequence`` (the
-    child stream ``key``), 62 bits (torch's ``manual_seed`` takes it): the ``k``-th noisy layer
-    of a network seeded ``seed`` is seeded ``child_seed(seed, k)``, so that networks of nearby
-    seeds draw unrelated noise (``seed + k`` gave the layer ``k`` of seed 0 the stream of the
-    layer ``k - 1`` of seed 1)."""
+    """A seed hashed from ``seed`` and the int ``key >= 0`` by ``numpy.random.SeedSequence``
+    (the child stream ``key``), below 2**63 (torch's ``manual_seed`` takes it): the ``k``-th
+    noisy layer of a network seeded ``seed`` is seeded ``child_seed(seed, k)``, so that networks
+    of nearby seeds draw unrelated noise (``seed + k`` gave the layer ``k`` of seed 0 the
+    stream of the layer ``k - 1`` of seed 1)."""
+    if isinstance(key, bool) or not isinstance(key, (int, np.integer)) or key < 0:
+        raise ValueError(f"child_seed: key must be an int >= 0, got {key!r}")
     entropy = int(seed) % 2**64
     state = np.random.SeedSequence(entropy, spawn_key=(int(key),)).generate_state(2, np.uint32)
     return int(state[0]) << 31 | int(state[1]) >> 1

@@ -143,6 +143,25 @@ def test_evaluate_every_n_step_validates_and_prints(capsys):
     assert "step 2: mean return 2.00 over 1 test episodes" in capsys.readouterr().out
 
 
+def test_evaluation_lines_reach_a_log_file_at_once(monkeypatch):
+    import io
+    import sys
+
+    from rlcore import EvaluateEveryNStep
+
+    class LogFile(io.StringIO):  # what a redirected stdout shows: the flushed text
+        shown = ""
+
+        def flush(self):
+            self.shown = self.getvalue()
+
+    log = LogFile()
+    monkeypatch.setattr(sys, "stdout", log)
+    run(RandomPolicy(seed=0), LineEnv(length=2), StopAfterStep(2),
+        EvaluateEveryNStep(LineEnv(length=2), n=2, n_episodes=1, verbose=True))
+    assert log.shown == "step 2: mean return 2.00 over 1 test episodes\n"
+
+
 class ActionRewardEnv(LineEnv):
     """``LineEnv`` whose reward is the action taken (0 or 1), so a return counts the 1s."""
 

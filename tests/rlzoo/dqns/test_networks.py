@@ -419,3 +419,9 @@ def test_noisy_layers_of_nearby_seeds_draw_unrelated_noise():
     assert len(set(seeds)) == len(seeds)  # seed + k once gave layer k of seed 0 seed 1's k - 1
     plain = DistributionalNetwork(4, 2, hidden=(8,), n_atoms=3, noisy=True, seed=0)
     assert [m.seed for m in plain.modules() if isinstance(m, NoisyLinear)][0] not in seeds
+    from rlzoo.dqns.networks import child_seed
+
+    assert all(0 <= child_seed(seed, k) < 2**63 for seed in (-1, 0, 2**70) for k in (0, 5))
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="key must be an int >= 0"):
+            child_seed(0, bad)
