@@ -29,7 +29,7 @@ from rlcore.utils.validators import (
     boolean, int_at_least, non_negative_int, one_of, positive_int, real_in,
 )
 from rlzoo.dqns.networks import (
-    DuelingHead, NatureCNN, NoisyLinear, QNetwork, blas_threads, child_seed,
+    DuelingHead, NatureCNN, NoisyLinear, QNetwork, blas_threads, child_seed, constant_array,
 )
 
 __all__ = [
@@ -387,18 +387,9 @@ def _checked_arrays(batch, width):
     return tuple(arrays)
 
 
-_ROWS = {}
-
-
 def _rows(n):
-    """``np.arange(n)``, made once per ``n`` (read-only)."""
-    rows = _ROWS.get(n)
-    if rows is None:
-        rows = np.arange(n)
-        rows.flags.writeable = False
-        if len(_ROWS) < 64:
-            _ROWS[n] = rows
-    return rows
+    """``np.arange(n)``, read-only and kept (:func:`~rlzoo.dqns.networks.constant_array`)."""
+    return constant_array(np.arange, n)
 
 
 def project_onto_support(next_probs, reward, factor, support):
