@@ -4,10 +4,11 @@ For the small networks of most RL experiments a CPU optimiser step is Python ove
 arithmetic: ``torch.optim.Adam(fused=True)`` runs the same fused kernel, but first rebuilds its
 per-parameter lists through several helper layers, increments one step counter per parameter (a
 slow path on the CPU) and groups the tensors by device: in a loop of forward, backward and step of
-a 4-64-64-2 MLP on one CPU thread (batch 128) its step costs about 63 µs, this one's 36 µs
-(torch's default Adam: 152 µs). ``FusedAdam`` reads its lists straight from the optimiser state
+a 4-64-64-2 MLP on one CPU thread (batch 128) its step costs about 50 µs, this one's 15 µs
+(torch's default Adam: 130 µs). ``FusedAdam`` reads its lists straight from the optimiser state
 and keeps the step counters of a group's parameters as elements of one tensor, incremented by one
-operation. The update is Adam's (Kingma & Ba, 2015, with torch's
+operation (through a numpy view on the CPU), and turns gradient tracking off and on itself
+instead of through ``torch.no_grad()``'s decorator. The update is Adam's (Kingma & Ba, 2015, with torch's
 ``weight_decay`` as an L2 term); tests check it gives the same parameters as ``torch.optim.Adam``
 step for step.
 """
@@ -23,6 +24,7 @@ __all__ = ["FusedAdam"]
 # torch's registries of global optimizer step hooks (register_optimizer_step_pre_hook, ...)
 _GLOBAL_PRE_HOOKS = _torch_optimizer._global_optimizer_pre_hooks
 _GLOBAL_POST_HOOKS = _torch_optimizer._global_optimizer_post_hooks
+_set_grad_enabled = torch._C._set_grad_enabled
 
 # group options of torch.optim.Adam/AdamW that FusedAdam does not implement
 _UNSUPPORTED = ("amsgrad", "maximize", "decoupled_weight_decay", "capturable", "differentiable")
@@ -114,8 +116,11 @@ class FusedAdam(torch.optim.Optimizer):
         views = [counter[i] for i in range(len(params))]
         for state, view in zip(states, views):
             state["step"] = view
-        self._counters[id(group)] = (group, counter, views)
-        return counter, views
+        # on the CPU the increment goes through a numpy view of the counter (0.3 against 1.8 µs
+        # for torch's in-place add; the same float32 values)
+        increment = counter.numpy() if counter.device.type == "cpu" else counter
+        self._counters[id(group)] = (group, increment, views)
+        return increment, views
 
     def step(self, *args, **kwargs):
         """``step(closure=None)``: one Adam step on every parameter that has a gradient; returns
@@ -149,12 +154,22 @@ class FusedAdam(torch.optim.Optimizer):
                 hook(self, args, kwargs)
             return out
 
-    @torch.no_grad()
     def _fused_step(self, closure=None):
         loss = None
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        # the kernel updates leaves that require grad in place: without gradient tracking, as
+        # torch.no_grad() would do (its decorator costs about 1.5 µs a call, this 0.2)
+        enabled = torch.is_grad_enabled()
+        _set_grad_enabled(False)
+        try:
+            self._fused_groups()
+        finally:
+            _set_grad_enabled(enabled)
+        return loss
+
+    def _fused_groups(self):
         all_state = self.state
         for group in self.param_groups:
             params = [p for p in group["params"] if p.grad is not None]
@@ -180,7 +195,6 @@ class FusedAdam(torch.optim.Optimizer):
                                lr=group["lr"], beta1=beta1, beta2=beta2,
                                weight_decay=group["weight_decay"], eps=group["eps"],
                                amsgrad=False, maximize=False)
-        return loss
 
     def state_dict(self):
         """``torch.optim.Optimizer.state_dict`` with each ``step`` a tensor of its own (a copy,

@@ -312,6 +312,38 @@ def test_adam_options_it_does_not_implement_fail_at_the_step(option):
         train(model, optimizer, 1)
 
 
+@pytest.mark.parametrize("grad_enabled", [True, False])
+def test_the_step_leaves_the_gradient_mode_as_it_found_it(grad_enabled):
+    model = mlp()
+    optimizer = FusedAdam(model.parameters())
+    (model(torch.ones(2, 4)) ** 2).sum().backward()
+    seen = []
+
+    def closure():
+        seen.append(torch.is_grad_enabled())
+        return torch.tensor(1.0)
+
+    with torch.set_grad_enabled(grad_enabled):
+        optimizer.step(closure)
+        assert torch.is_grad_enabled() is grad_enabled
+        optimizer.param_groups[0]["amsgrad"] = True  # the step raises inside: still restored
+        with pytest.raises(ValueError, match="amsgrad"):
+            optimizer.step()
+        assert torch.is_grad_enabled() is grad_enabled
+    assert seen == [True]  # a closure computes its loss with gradients, as with torch's Adam
+
+
+def test_the_step_counter_counts_in_float32_as_torch_adam():
+    a, b = mlp(), mlp()
+    fused, adam = FusedAdam(a.parameters()), torch.optim.Adam(b.parameters(), fused=True)
+    train(a, fused, 3)
+    train(b, adam, 3)
+    for pa, pb in zip(a.parameters(), b.parameters()):
+        step, reference = fused.state[pa]["step"], adam.state[pb]["step"]
+        assert step.dtype == reference.dtype and float(step) == float(reference) == 3.0
+    assert_same(a, b)
+
+
 def test_duplicate_and_complex_parameters_fail_clearly():
     p = torch.nn.Parameter(torch.ones(2))
     p.grad = torch.ones(2)
