@@ -77,6 +77,14 @@ class GenericFunction(Dispatcher):
                                       f"<{str_signature(types)}> found, but none completed "
                                       f"successfully")
 
+    def __reduce_ex__(self, protocol):
+        # A generic function of the namespace is global state, as a module's function is: a
+        # copy or a pickle of it (of a hook holding one, say) is that same generic function,
+        # with every rule registered by the time it is called, not a snapshot of its rules.
+        if NAMESPACE.get(self.name) is self:
+            return generic, (self.name,)
+        return super().__reduce_ex__(protocol)
+
 
 def generic(name, doc=None):
     """Return the generic function ``name`` of the project namespace (a

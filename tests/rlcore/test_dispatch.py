@@ -132,3 +132,29 @@ def test_rules_with_a_self_parameter_follow_multipledispatch():
 
     assert (C().method(1), C().method("a")) == ("int", "str")
     assert "method" not in NAMESPACE
+
+
+def test_copies_and_pickles_of_a_generic_function_are_that_function():
+    import copy
+    import pickle
+    import subprocess
+    import sys
+
+    from rlcore import DoEveryNStep
+    from rlcore.dispatch import GenericFunction, update
+
+    assert copy.copy(update) is update and copy.deepcopy(update) is update
+    assert pickle.loads(pickle.dumps(update)) is update
+    hook = DoEveryNStep(update, n=3)  # any object holding one
+    assert copy.deepcopy(hook).f is update
+    # in a fresh process the pickle names the namespace's function, with its rules
+    code = ("import pickle, sys; from rlcore.dispatch import update; "
+            "f = pickle.loads(sys.stdin.buffer.read()); print(f is update, len(f.funcs) > 5)")
+    out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(update),
+                         capture_output=True, check=True).stdout.decode().split()
+    assert out == ["True", "True"]
+    # one made outside the namespace is copied as multipledispatch copies a Dispatcher
+    lonely = GenericFunction("lonely")
+    lonely.add((int,), lambda x: x + 1)
+    twin = copy.deepcopy(lonely)
+    assert twin is not lonely and twin(1) == 2
