@@ -8,9 +8,9 @@ a 4-64-64-2 MLP on one CPU thread (batch 128) its step costs about 50 µs, this 
 (torch's default Adam: 130 µs). ``FusedAdam`` reads its lists straight from the optimiser state
 and keeps the step counters of a group's parameters as elements of one tensor, incremented by one
 operation (through a numpy view on the CPU), and turns gradient tracking off and on itself
-instead of through ``torch.no_grad()``'s decorator. The update is Adam's (Kingma & Ba, 2015, with torch's
-``weight_decay`` as an L2 term); tests check it gives the same parameters as ``torch.optim.Adam``
-step for step.
+instead of through ``torch.no_grad()``'s decorator. The update is Adam's (Kingma & Ba, 2015,
+with torch's ``weight_decay`` as an L2 term); tests check it gives the same parameters as
+``torch.optim.Adam`` step for step.
 """
 
 import itertools
@@ -45,10 +45,14 @@ class FusedAdam(torch.optim.Optimizer):
     each parameter is ``torch.optim.Adam``'s (``step``, ``exp_avg``, ``exp_avg_sq``): state
     dicts load either way, and resetting or replacing entries of ``optimizer.state`` works as
     with Adam. A parameter's ``step`` is a 0-d view into one counter tensor of its group.
-    Adam's ``amsgrad``, ``maximize`` and AdamW's decoupled decay are not implemented: a group
-    that asks for them (e.g. from a loaded state dict) raises ``ValueError`` at the step. The
-    kernel is torch's ``_fused_adam_`` (CPU and CUDA, torch >= 2.4): the parameters of a group
-    must share one device and one real floating dtype, with dense gradients.
+    On the CPU the counter is incremented through a numpy view, without bumping torch's
+    version counter of the ``step`` tensors: autograd would not notice that a graph built on
+    one (a loss multiplied by ``state["step"]``) saw another value; do not differentiate
+    through them. Adam's ``amsgrad``, ``maximize`` and AdamW's decoupled decay are not
+    implemented: a group that asks for them (e.g. from a loaded state dict) raises
+    ``ValueError`` at the step. The kernel is torch's ``_fused_adam_`` (CPU and CUDA, torch >=
+    2.4): the parameters of a group must share one device and one real floating dtype, with
+    dense gradients.
 
     >>> model = torch.nn.Linear(3, 1)
     >>> optimizer = FusedAdam(model.parameters(), lr=1e-3)
