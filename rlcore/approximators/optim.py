@@ -94,8 +94,9 @@ class FusedAdam(torch.optim.Optimizer):
 
     def _counter(self, group, params, states):
         """Make the ``step`` of each of ``states`` a view into one new counter tensor holding
-        their step counts (new parameters get state and count 0); return the counter and the
-        views. Checks the group's parameters first."""
+        their step counts (new parameters get state and count 0); return what a step
+        increments (the counter, or on the CPU a numpy view of it) and the views. Checks the
+        group's parameters first."""
         first = params[0]
         if len({id(p) for p in params}) != len(params):
             raise ValueError("FusedAdam: a parameter appears twice in a parameter group")
