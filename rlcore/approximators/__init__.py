@@ -6,9 +6,7 @@ learning step. Device placement lives here and nowhere else.
 
 from rlcore.approximators.base import AbstractApproximator
 from rlcore.approximators.linear_approximator import LinearApproximator
-from rlcore.approximators.neural_network_approximator import (NeuralNetworkApproximator,
-                                                             apply_gradients)
-from rlcore.approximators.optim import FusedAdam
+from rlcore.approximators.neural_network_approximator import NeuralNetworkApproximator
 from rlcore.approximators.tabular_approximator import (
                                                        InvDecay,
                                                        TabularQApproximator,
@@ -16,6 +14,6 @@ from rlcore.approximators.tabular_approximator import (
 )
 from rlcore.approximators.target_network import TargetNetwork
 
-__all__ = ["AbstractApproximator", "FusedAdam", "apply_gradients", "InvDecay", "LinearApproximator",
+__all__ = ["AbstractApproximator", "InvDecay", "LinearApproximator",
            "NeuralNetworkApproximator", "TabularQApproximator", "TabularVApproximator",
            "TargetNetwork"]

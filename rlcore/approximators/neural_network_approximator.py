@@ -14,9 +14,7 @@ from rlcore.approximators.base import AbstractApproximator
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.validators import real_in
 
-__all__ = ["NeuralNetworkApproximator", "apply_gradients", "to_device"]
-
-_TORCH_ZERO_GRAD = torch.optim.Optimizer.zero_grad
+__all__ = ["NeuralNetworkApproximator", "to_device"]
 
 
 def _check_max_grad_norm(instance, attribute, value):
@@ -76,10 +74,6 @@ class NeuralNetworkApproximator(AbstractApproximator):
         return to_device(x, self.device)
 
     def __call__(self, *xs):
-        if len(xs) == 1:  # the common case, fast: one tensor already on the device
-            x = xs[0]
-            if type(x) is torch.Tensor and x.device == self.device:
-                return self.model(x)
         return self.model(*(self.to_device(x) for x in xs))
 
 
@@ -90,9 +84,11 @@ def update(app, loss):  # noqa: F811
         raise TypeError(f"update(NeuralNetworkApproximator, loss) needs a scalar tensor, "
                         f"got {loss!r}")
     _check_finite(loss.item())
-    _zero_grad(app.optimizer)
+    app.optimizer.zero_grad(set_to_none=True)
     loss.backward()
-    _clip_and_step(app)
+    if app.max_grad_norm is not None:
+        torch.nn.utils.clip_grad_norm_(app.model.parameters(), app.max_grad_norm)
+    app.optimizer.step()
 
 
 def to_device(x, device):
@@ -105,55 +101,6 @@ def to_device(x, device):
     return torch.as_tensor(x, device=device)
 
 
-def apply_gradients(app, gradients, loss_value):
-    """One optimiser step of ``app`` with gradients computed without autograd.
-
-    ``gradients`` pairs parameters of ``app.model`` with their gradient tensors (same shape,
-    dtype and device); ``loss_value`` is the loss they are the gradient of, a float. Does
-    what ``update(app, loss)`` does, with the given gradients in place of ``loss.backward()``:
-    a NaN or infinite ``loss_value`` raises ``FloatingPointError`` before anything is
-    touched; the optimiser's gradients are reset (``zero_grad(set_to_none=True)``); each given
-    gradient becomes its parameter's ``grad`` (the tensor itself, not a copy) or, where the
-    parameter still has one (a parameter the optimiser does not hold, or an optimiser whose
-    ``zero_grad`` zeroes in place), is added to it in place, as ``backward()`` accumulates;
-    the global norm is clipped to ``max_grad_norm`` when given (in place) and the optimiser
-    steps.
-
-    >>> model = torch.nn.Linear(3, 2)
-    >>> _ = torch.nn.init.zeros_(model.bias)
-    >>> app = NeuralNetworkApproximator(model, torch.optim.SGD(model.parameters(), lr=0.5))
-    >>> apply_gradients(app, [(model.bias, torch.ones(2))], 1.0)
-    >>> model.bias.tolist(), model.weight.grad is None
-    ([-0.5, -0.5], True)
-    """
-    _check_finite(loss_value)
-    _zero_grad(app.optimizer)
-    for parameter, gradient in gradients:
-        if parameter.grad is None:
-            parameter.grad = gradient
-        else:
-            with torch.no_grad():
-                parameter.grad.add_(gradient)
-    _clip_and_step(app)
-
-
 def _check_finite(value):
     if not math.isfinite(value):
         raise FloatingPointError(f"loss is {value}; no optimiser step was taken")
-
-
-def _zero_grad(optimizer):
-    if type(optimizer).zero_grad is _TORCH_ZERO_GRAD and "zero_grad" not in optimizer.__dict__:
-        # what torch's zero_grad(set_to_none=True) does, without its profiler record (about
-        # 10 µs per call on a CPU, a few percent of a small network's gradient step)
-        for group in optimizer.param_groups:
-            for p in group["params"]:
-                p.grad = None
-    else:  # an optimiser with its own zero_grad
-        optimizer.zero_grad(set_to_none=True)
-
-
-def _clip_and_step(app):
-    if app.max_grad_norm is not None:
-        torch.nn.utils.clip_grad_norm_(app.model.parameters(), app.max_grad_norm)
-    app.optimizer.step()

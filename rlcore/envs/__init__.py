@@ -6,11 +6,12 @@ from rlcore.envs.base import (
     SIMULTANEOUS_PLAYER,
     AbstractEnv,
     check_action_in_space,
+    n_envs,
 )
 from rlcore.envs.testing import test_interfaces, test_runnable
 from rlcore.envs.traits import *  # noqa: F401,F403
 from rlcore.envs.traits import __all__ as _traits_all
 
 __all__ = ["AbstractEnv", "DEFAULT_PLAYER", "CHANCE_PLAYER", "SIMULTANEOUS_PLAYER",
-           "check_action_in_space",
+           "check_action_in_space", "n_envs",
            "test_interfaces", "test_runnable", *_traits_all]

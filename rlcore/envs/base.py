@@ -33,6 +33,7 @@ import abc
 import numpy as np
 from gymnasium import spaces
 
+from rlcore.dispatch import dispatch, generic
 from rlcore.envs.traits import (
     GENERAL_SUM,
     IMPERFECT_INFORMATION,
@@ -47,7 +48,7 @@ from rlcore.envs.traits import (
 )
 
 __all__ = ["AbstractEnv", "DEFAULT_PLAYER", "CHANCE_PLAYER", "SIMULTANEOUS_PLAYER",
-           "check_action_in_space"]
+           "check_action_in_space", "n_envs"]
 
 
 class _Player:
@@ -218,3 +219,15 @@ class AbstractEnv(abc.ABC):
 
     def __repr__(self):
         return f"{type(self).__name__}()"
+
+
+n_envs = generic("n_envs", doc="""``n_envs(env)``: how many environments ``env`` steps at once.
+
+    1 for an ordinary environment; a vectorised environment (``rlenvs.MultiThreadEnv``) adds its
+    own rule giving its number of sub-environments. A learner that counts env steps (its
+    :class:`~rlcore.ReplaySchedule`) counts ``n_envs(env)`` of them per ``PreActStage``.""")
+
+
+@dispatch(AbstractEnv)
+def n_envs(env):  # noqa: F811
+    return 1

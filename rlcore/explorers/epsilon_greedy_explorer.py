@@ -108,32 +108,6 @@ class EpsilonGreedyExplorer(AbstractExplorer):
             return int(rng.random() * len(values))
         return legal[int(rng.random() * len(legal))]
 
-    def select(self, values_fn, n, mask=None):
-        """``self(values_fn(), mask)`` for ``n`` actions, calling ``values_fn`` only when the
-        greedy branch needs the values.
-
-        The same random numbers are drawn and the same action is returned as by the call, so
-        when ``values_fn`` has no side effects (draws no random numbers) the two are
-        interchangeable; an exploring step then skips computing the values. Raises
-        ``ValueError`` when ``values_fn()`` does not give ``n`` values or ``mask`` does not have
-        ``n`` entries.
-        """
-        if self.is_training:
-            epsilon = self.epsilon_at(self.step)
-            self.step += 1
-        else:
-            epsilon = 0.0
-        legal = None if mask is None else legal_indices(mask, n)
-        rng = self.rng
-        if epsilon <= 0.0 or (epsilon < 1.0 and rng.random() >= epsilon):
-            values = as_list(values_fn())
-            if len(values) != n:
-                raise ValueError(f"values_fn gave {len(values)} action values, expected {n}")
-            return greedy_action(values, legal, rng, self.is_break_tie)
-        if legal is None:
-            return int(rng.random() * n)
-        return legal[int(rng.random() * len(legal))]
-
     def prob(self, values, mask=None):
         """The probability of each action under the current ε (the step does not move)."""
         values = as_list(values)

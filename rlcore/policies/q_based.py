@@ -1,7 +1,6 @@
 """``QBasedPolicy`` and ``VBasedPolicy``: policies built on a learner's value estimates."""
 
 import attrs
-from gymnasium import spaces
 
 from rlcore.dispatch import dispatch, update
 from rlcore.envs.base import AbstractEnv
@@ -19,12 +18,6 @@ class QBasedPolicy(AbstractPolicy):
     """Acts by giving the learner's action values to an explorer: ``explorer(learner(env))``.
 
     Under ``FULL_ACTION_SET`` the explorer also receives ``env.legal_action_space_mask()``.
-    When the learner declares ``pure_call = True`` (``learner(env)`` has no side effects and
-    draws no random numbers) and the explorer has ``select(values_fn, n, mask=None)`` (e.g.
-    :class:`~rlcore.explorers.EpsilonGreedyExplorer`), the values are computed only when the
-    explorer needs them (not on an exploring step of ε-greedy): same actions, same random
-    numbers, less work. ``n`` is the length of the mask, or ``n`` of a ``Discrete`` action space
-    starting at 0; other spaces take the plain call.
     ``update(policy, trajectory, env, stage)`` is forwarded to the learner.
 
     >>> from rlcore.explorers import EpsilonGreedyExplorer
@@ -40,17 +33,9 @@ class QBasedPolicy(AbstractPolicy):
         validator=attrs.validators.instance_of(AbstractExplorer))
 
     def __call__(self, env):
-        learner, explorer = self.learner, self.explorer
         if isinstance(env.ActionStyle, FullActionSet):
-            mask = env.legal_action_space_mask()
-            if getattr(learner, "pure_call", False) and hasattr(explorer, "select"):
-                return int(explorer.select(lambda: learner(env), len(mask), mask))
-            return int(explorer(learner(env), mask))
-        if getattr(learner, "pure_call", False) and hasattr(explorer, "select"):
-            space = env.action_space()
-            if type(space) is spaces.Discrete and space.start == 0:
-                return int(explorer.select(lambda: learner(env), int(space.n)))
-        return int(explorer(learner(env)))
+            return self.explorer(self.learner(env), env.legal_action_space_mask())
+        return self.explorer(self.learner(env))
 
     def prob(self, env):
         if isinstance(env.ActionStyle, FullActionSet):

@@ -23,6 +23,7 @@ from rlcore.trajectories.buffers import (
 )
 from rlcore.trajectories.frame_stack import FrameStackBuffer
 from rlcore.trajectories.samplers import Batch, BatchSampler, NStepBatchSampler
+from rlcore.trajectories.schedule import ReplaySchedule
 from rlcore.trajectories.sum_tree import SumTree
 from rlcore.trajectories.trajectory import (
     CircularArrayPSARTTrajectory, CircularArraySARTTrajectory, CircularArraySLARTTrajectory,
@@ -34,4 +35,5 @@ __all__ = [
     "CircularArraySLARTTrajectory", "CircularArrayPSARTTrajectory", "VectorSARTTrajectory",
     "ElasticSARTTrajectory", "AbstractBuffer", "CircularArrayBuffer", "ElasticArrayBuffer",
     "VectorBuffer", "FrameStackBuffer", "SumTree", "Batch", "BatchSampler", "NStepBatchSampler",
+    "ReplaySchedule",
 ]

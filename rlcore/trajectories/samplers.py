@@ -17,13 +17,11 @@ both set, see :mod:`rlcore.trajectories.recording`). When the trajectory has a `
 
 import numpy as np
 
-from rlcore.trajectories.buffers import CircularArrayBuffer
 from rlcore.trajectories.sum_tree import SumTree
 from rlcore.utils.random import make_rng
 
-__all__ = ["Batch", "BatchSampler", "NStepBatchSampler", "reused_buffers"]
+__all__ = ["Batch", "BatchSampler", "NStepBatchSampler"]
 
-_BOOL = np.dtype(bool)
 _MAX_REDRAWS = 32  # rejection rounds for padding before listing the real transitions
 
 
@@ -59,42 +57,6 @@ class Batch(dict):
             else:
                 out[key] = value
         return out
-
-
-class _BufferBatch(Batch):
-    """A :class:`Batch` of the CPU tensors of a ``BatchSampler``'s reused buffers
-    (``reuse_buffers=True``); ``buffers`` is the :class:`_BatchBuffers` (see
-    :func:`reused_buffers`)."""
-
-    __slots__ = ("buffers",)
-
-    def __reduce__(self):  # a copy or pickle is a plain Batch of its own tensors, not the replay's
-        return Batch, (dict(self),)
-
-
-def reused_buffers(batch):
-    """The reused buffers (a ``_BatchBuffers``) whose CPU tensors ``batch`` holds, when it
-    holds exactly those, as a ``BatchSampler(..., device="cpu", reuse_buffers=True)`` drew it
-    (no key added, removed or replaced since), else ``None``.
-
-    Their ``arrays`` are numpy arrays sharing the tensors' memory, with the dtypes and shapes
-    they were made with; ``memo`` is a dict in which a consumer may keep what it derived from
-    them once (a learner's check of their dtypes and shapes), valid as long as the buffers are
-    used: the sampler makes new buffers, with a new ``memo``, for another trajectory, batch size
-    or device. So a learner can skip per-tensor conversions and checks, about 3 µs per batch;
-    in return the tensors of such a batch must keep their dtype, shape, storage (no ``.data =``
-    or ``set_``) and ``requires_grad``: their values may change, in place."""
-    if type(batch) is not _BufferBatch:
-        return None
-    buffers = batch.buffers
-    tensors = buffers.tensors
-    if len(batch) != len(tensors):
-        return None
-    get = batch.get
-    for key, tensor in tensors.items():
-        if get(key) is not tensor:
-            return None
-    return buffers
 
 
 def _make_rng(rng, seed):
@@ -224,143 +186,6 @@ def _sart(traces, absolute, next_absolute):
     return batch
 
 
-def _circular_layout(traces):
-    """The buffers ``(state, action, reward, terminal, truncated, mask or None)`` when the
-    uniform fast path of :class:`BatchSampler` applies, else ``None``.
-
-    It applies to the replay trajectories of :mod:`rlcore.trajectories.trajectory` without a sum
-    tree: every trace the sampler reads is a :class:`CircularArrayBuffer`, and ``terminal`` and
-    ``truncated`` are scalar bool traces (so padding is ``terminal & truncated``).
-    """
-    get = traces.get
-    state, action, reward = get("state"), get("action"), get("reward")
-    terminal, truncated, mask = get("terminal"), get("truncated"), get("legal_actions_mask")
-    if (type(state) is not CircularArrayBuffer or type(action) is not CircularArrayBuffer
-            or type(reward) is not CircularArrayBuffer
-            or type(terminal) is not CircularArrayBuffer
-            or type(truncated) is not CircularArrayBuffer
-            or (mask is not None and type(mask) is not CircularArrayBuffer)
-            or isinstance(get("priority"), SumTree)
-            or terminal.dtype is not _BOOL or truncated.dtype is not _BOOL
-            or terminal.shape != () or truncated.shape != ()):
-        return None
-    return state, action, reward, terminal, truncated, mask
-
-
-def _rows(buffer, positions, cache):
-    """Storage rows (before wrapping at the capacity) of the stream ``positions`` of
-    ``buffer``: ``positions + (start - first_index)``, shared by every buffer with the same
-    offset through ``cache`` (the traces of a trajectory usually share one or two)."""
-    offset = buffer._start - buffer._end + buffer._len
-    rows = cache.get(offset)
-    if rows is None:
-        rows = cache[offset] = positions + offset
-    return rows
-
-
-def _take(buffer, positions, cache, out=None):
-    """Elements of ``buffer`` at in-range stream ``positions`` (a new array, as ``_gather``, or
-    written into ``out``): one ``take`` with ``mode="wrap"`` does the circular index
-    arithmetic."""
-    return buffer.data.take(_rows(buffer, positions, cache), axis=0, mode="wrap", out=out)
-
-
-_NO_BUFFERS = {}
-
-
-def _sample_circular(layout, traces, batch_size, rng, device, out=None):
-    """The uniform batch of :meth:`BatchSampler.sample` for a circular SART trajectory (see
-    :func:`_circular_layout`), drawn with the same random numbers as the general path; ``None``
-    when the trajectory holds fewer than ``batch_size`` transitions (the general path raises).
-    With ``out`` (a :class:`_BatchBuffers`) the arrays are written into its buffers and the
-    batch holds its arrays or tensors instead of new ones.
-    """
-    state, action, reward, terminal, truncated, mask = layout
-    lo = max(reward._end - reward._len, state._end - state._len, action._end - action._len)
-    hi = min(reward._end, state._end - 1)
-    if hi - lo < batch_size:
-        return None
-    absolute = rng.integers(lo, hi, size=batch_size)
-    into = _NO_BUFFERS if out is None else out.arrays
-    cache = {}
-    term = _take(terminal, absolute, cache, into.get("terminal"))
-    trunc = _take(truncated, absolute, cache, into.get("truncated"))
-    bad = term & trunc
-    if np.count_nonzero(bad):  # padding drawn: redraw it as the general path does
-        _redraw_padding(traces, absolute, bad, lo, hi, rng)
-        cache = {}
-        term = _take(terminal, absolute, cache, into.get("terminal"))
-        trunc = _take(truncated, absolute, cache, into.get("truncated"))
-    state_rows = _rows(state, absolute, cache)
-    take_state = state.data.take
-    batch = Batch(state=take_state(state_rows, axis=0, mode="wrap", out=into.get("state")),
-                  action=_take(action, absolute, cache, into.get("action")))
-    if mask is not None:
-        batch["legal_actions_mask"] = _take(mask, absolute, cache,
-                                            into.get("legal_actions_mask"))
-        batch["next_legal_actions_mask"] = _take(mask, absolute + 1, {},
-                                                 into.get("next_legal_actions_mask"))
-    # the next states: one row on, wrapped by take
-    batch["next_state"] = take_state(state_rows + 1, axis=0, mode="wrap",
-                                     out=into.get("next_state"))
-    batch["reward"] = _take(reward, absolute, cache, into.get("reward"))
-    batch["terminal"] = term
-    batch["truncated"] = trunc
-    if device is None:
-        return batch
-    if out is not None and out.tensors is not None:
-        batch = _BufferBatch(out.tensors)  # CPU tensors sharing the arrays just written
-        batch.buffers = out
-        return batch
-    import torch
-
-    if type(device) is not torch.device:
-        device = torch.device(device)
-    from_numpy = torch.from_numpy
-    if device.type == "cpu":  # the fresh contiguous arrays become tensors without a copy
-        for key, value in batch.items():
-            batch[key] = from_numpy(value)
-    else:
-        for key, value in batch.items():
-            batch[key] = from_numpy(value).to(device)
-    return batch
-
-
-class _BatchBuffers:
-    """The arrays (and CPU tensors sharing their memory) that a ``BatchSampler`` with
-    ``reuse_buffers=True`` writes each batch of a circular SART trajectory into."""
-
-    def __init__(self, layout, batch_size, device):
-        state, action, reward, terminal, truncated, mask = layout
-        # what it was made for: the trace buffers and their storage arrays, batch size, device
-        self.layout = layout
-        self.storage = tuple(None if buffer is None else buffer.data for buffer in layout)
-        self.batch_size, self.device = batch_size, device
-        # in the order of the batch's keys
-        specs = {"state": state, "action": action}
-        if mask is not None:
-            specs["legal_actions_mask"] = specs["next_legal_actions_mask"] = mask
-        specs.update(next_state=state, reward=reward, terminal=terminal, truncated=truncated)
-        self.arrays = {key: np.empty((batch_size, *buffer.data.shape[1:]), buffer.data.dtype)
-                       for key, buffer in specs.items()}
-        self.tensors = None
-        self.memo = {}  # see reused_buffers
-        if device is not None and device.type == "cpu":
-            import torch
-
-            self.tensors = {key: torch.from_numpy(a) for key, a in self.arrays.items()}
-
-    def serves(self, layout, batch_size, device):
-        """Whether these buffers fit ``layout`` (the same buffer objects and storage arrays),
-        ``batch_size`` and ``device``."""
-        if batch_size != self.batch_size or device != self.device:
-            return False
-        for mine, theirs, data in zip(self.layout, layout, self.storage):
-            if mine is not theirs or (theirs is not None and theirs.data is not data):
-                return False
-        return True
-
-
 class BatchSampler:
     """Draws ``batch_size`` transitions uniformly, with replacement (by priority if prioritized).
 
@@ -371,14 +196,6 @@ class BatchSampler:
         device: ``None`` for numpy arrays, else a torch device (or its name) for tensors.
         rng: a ``numpy.random.Generator`` or an int seed (default: a fresh generator).
         seed: an int seed, instead of ``rng``.
-        reuse_buffers: write every batch into the same arrays (and CPU tensors) instead of new
-            ones (default False). A batch is then valid only until the next one is drawn: for
-            learners that finish with a batch before drawing another, as every ``rlzoo`` learner
-            does; it saves the allocations of about a dozen arrays and tensors per batch. Applies
-            to uniform sampling from the circular replay trajectories (the fast path); other
-            trajectories get new arrays as before. On the CPU a learner may recognise such a
-            batch (:func:`reused_buffers`) and use the buffers' numpy arrays directly, so its
-            tensors must keep their dtype, shape, storage and ``requires_grad``.
 
     ``sampler.sample(trajectory)`` (or ``sampler(trajectory)``) returns a :class:`Batch` with
     ``state, action, reward, terminal, truncated, next_state`` (plus ``legal_actions_mask`` and
@@ -396,43 +213,13 @@ class BatchSampler:
     (True, (2,))
     """
 
-    def __init__(self, batch_size, device=None, rng=None, *, seed=None, reuse_buffers=False):
+    def __init__(self, batch_size, device=None, rng=None, *, seed=None):
         self.batch_size = _check_batch_size(batch_size)
         self.device = _check_device(device)
         self.rng = _make_rng(rng, seed)
-        if not isinstance(reuse_buffers, bool):
-            raise TypeError(f"reuse_buffers must be True or False, got {reuse_buffers!r}")
-        self.reuse_buffers = reuse_buffers
-        self._buffers = None
 
     def sample(self, trajectory):
         """A :class:`Batch` of ``batch_size`` transitions of ``trajectory``."""
-        traces = trajectory.traces
-        layout = _circular_layout(traces)
-        if layout is not None:
-            out = self._buffers_for(layout) if self.reuse_buffers else None
-            batch = _sample_circular(layout, traces, self.batch_size, self.rng, self.device, out)
-            if batch is not None:
-                return batch
-        return self._sample_general(trajectory)
-
-    def _buffers_for(self, layout):
-        """The reused buffers, (re)made for another trajectory, storage, batch size or device."""
-        if type(self.device) is str:  # set after construction as a name
-            self.device = _check_device(self.device)
-        buffers = self._buffers
-        if buffers is None or not buffers.serves(layout, self.batch_size, self.device):
-            buffers = self._buffers = _BatchBuffers(layout, self.batch_size, self.device)
-        return buffers
-
-    def __getstate__(self):
-        # a copy or pickle draws into buffers of its own (and does not carry the replay's)
-        state = self.__dict__.copy()
-        state["_buffers"] = None
-        return state
-
-    def _sample_general(self, trajectory):
-        """:meth:`sample` for any trajectory (the fast path's reference, same random numbers)."""
         traces = trajectory.traces
         absolute, priorities, total = _draw(traces, self.batch_size, self.rng)
         batch = _sart(traces, absolute, absolute + 1)
@@ -446,8 +233,7 @@ class BatchSampler:
     __call__ = sample
 
     def __repr__(self):
-        reuse = ", reuse_buffers=True" if self.reuse_buffers else ""
-        return f"BatchSampler(batch_size={self.batch_size}, device={self.device}{reuse})"
+        return f"BatchSampler(batch_size={self.batch_size}, device={self.device})"
 
 
 class NStepBatchSampler:
