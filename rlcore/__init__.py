@@ -14,6 +14,7 @@ namespace. See ``DESIGN.md`` for the architecture.
 from rlcore.approximators import *  # noqa: F401,F403
 from rlcore.dispatch import check_ambiguities, dispatch, update  # noqa: F401
 from rlcore.envs import *  # noqa: F401,F403
+from rlcore.evaluation import EvaluateEveryNStep  # noqa: F401
 from rlcore.experiment import Experiment  # noqa: F401
 from rlcore.explorers import *  # noqa: F401,F403
 from rlcore.hooks import *  # noqa: F401,F403

@@ -1,9 +1,13 @@
 """The DQN family: one file per algorithm, each a learner plus its dispatched ``update`` rules.
 
-Every learner learns at ``PreActStage`` (as in RL.jl) once the trajectory holds
-``min_replay_history`` steps, ``gradient_steps`` batches (1 by default) every ``update_freq`` env
-steps, and (except ``BasicDQNLearner``) syncs its target network every ``target_update_freq`` env
-steps.
+Every learner is an :class:`~rlcore.AbstractReplayLearner`: it learns at ``PreActStage`` (as in
+RL.jl) from the batches its ``schedule`` (:class:`~rlcore.ReplaySchedule`) draws: once the
+trajectory holds ``min_replay_history`` transitions, ``gradient_steps`` batches every
+``update_freq`` env steps. Each learner except ``BasicDQNLearner`` learns through a
+:class:`~rlcore.TargetNetwork`, which syncs its target every ``sync_every`` optimiser steps.
+Shared pieces: :mod:`rlzoo.dqns.losses` (targets, losses, importance weights),
+:mod:`rlzoo.dqns.inputs` (states and batches on the device), :mod:`rlzoo.dqns.replay`
+(replay checks, prioritized replay's step), :mod:`rlzoo.dqns.networks`.
 """
 
 from rlzoo.dqns.basic_dqn import BasicDQNLearner
@@ -18,6 +22,7 @@ from rlzoo.dqns.networks import (
     NatureCNN,
     NoisyLinear,
     QNetwork,
+    target_network,
 )
 from rlzoo.dqns.prioritized_dqn import PrioritizedDQNLearner
 from rlzoo.dqns.qr_dqn import QRDQNLearner
@@ -27,4 +32,4 @@ from rlzoo.dqns.rem_dqn import REMDQNLearner
 __all__ = ["BasicDQNLearner", "DQNLearner", "PrioritizedDQNLearner", "C51Learner",
            "QRDQNLearner", "IQNLearner", "REMDQNLearner", "RainbowLearner", "QNetwork",
            "DistributionalNetwork", "ImplicitQuantileNetwork", "EnsembleQNetwork",
-           "DuelingHead", "NoisyLinear", "NatureCNN"]
+           "DuelingHead", "NoisyLinear", "NatureCNN", "target_network"]

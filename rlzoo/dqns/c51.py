@@ -13,25 +13,14 @@ n_actions, n_atoms)``; the support ``z`` is ``linspace(v_min, v_max, n_atoms)``;
 import attrs
 import torch
 
-from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
+from rlcore import AbstractReplayLearner, ReplaySchedule, TargetNetwork
 from rlcore.dispatch import dispatch, update
-from rlzoo.dqns.common import (
-    attach_sampler,
-    batch_on,
-    bootstrap_factor,
-    c51_cross_entropy,
-    check_approximator,
-    expected_q_values,
-    int_at_least,
-    make_target_network,
-    positive_int,
-    project_onto_support,
-    real_in,
-    should_learn,
-    sync_target,
-)
+from rlcore.utils.validators import int_at_least, real_in
+from rlzoo.dqns.inputs import batch_on, env_states, for_env
+from rlzoo.dqns.losses import bootstrap_factor, c51_cross_entropy, project_onto_support
+from rlzoo.dqns.replay import check_sampler_gamma
 
-__all__ = ["C51Learner", "c51_target", "make_support"]
+__all__ = ["C51Learner", "c51_target", "make_support", "expected_q_values"]
 
 
 def make_support(learner):
@@ -43,38 +32,36 @@ def make_support(learner):
                           device=learner.approximator.device)
 
 
+def expected_q_values(learner, env):
+    """Q-values of ``env``'s state(s) as the expectation of the categorical distribution over
+    ``learner.support`` (C51, Rainbow): ``(n_actions,)``, or ``(n, n_actions)`` for n envs."""
+    with torch.no_grad():
+        logits = learner.approximator(env_states(learner.approximator, env))
+        return for_env((logits.softmax(dim=-1) * learner.support).sum(dim=-1), env)
+
+
 @attrs.define(eq=False)
-class C51Learner(AbstractLearner):
+class C51Learner(AbstractReplayLearner):
     """Categorical distributional DQN.
 
-    Keyword arguments: ``approximator`` (model: states to logits ``(batch, n_actions, n_atoms)``,
-    e.g. :class:`rlzoo.dqns.networks.DistributionalNetwork`; required),
-    ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``n_atoms=51``, ``v_min=-10.0``,
-    ``v_max=10.0``, ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``,
-    ``target_update_freq=100``, ``rho=0.0``.
+    Keyword arguments: ``approximator`` (a ``TargetNetwork`` whose model maps states to logits
+    ``(batch, n_actions, n_atoms)``, e.g. :class:`rlzoo.dqns.networks.DistributionalNetwork`;
+    required), ``schedule=ReplaySchedule()``, ``gamma=0.99``, ``n_atoms=51``, ``v_min=-10.0``,
+    ``v_max=10.0``.
     """
 
-    approximator: object = attrs.field(validator=check_approximator)
-    sampler: object = attrs.field(kw_only=True, factory=lambda: BatchSampler(32, seed=0))
+    approximator: TargetNetwork = attrs.field(validator=attrs.validators.instance_of(TargetNetwork))
+    schedule: ReplaySchedule = attrs.field(kw_only=True, factory=ReplaySchedule)
     gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
     n_atoms: int = attrs.field(kw_only=True, default=51, validator=int_at_least(2))  # 1: Δz = 0/0
     v_min: float = attrs.field(kw_only=True, default=-10.0)
     v_max: float = attrs.field(kw_only=True, default=10.0)
-    min_replay_history: int = attrs.field(kw_only=True, default=1000, validator=positive_int)
-    update_freq: int = attrs.field(kw_only=True, default=1, validator=positive_int)
-    gradient_steps: int = attrs.field(kw_only=True, default=1, validator=positive_int)
-    target_update_freq: int = attrs.field(kw_only=True, default=100, validator=positive_int)
-    rho: float = attrs.field(kw_only=True, default=0.0, validator=real_in(0, 1, high_open=True))
     support: object = attrs.field(init=False, repr=False)
-    target_network: object = attrs.field(init=False, repr=False)
-    update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)
-    loss_value: object = attrs.field(default=None, init=False, repr=False,
-                                     on_setattr=attrs.setters.NO_OP)
+    loss_value: object = attrs.field(default=None, init=False, repr=False)
 
     def __attrs_post_init__(self):
-        attach_sampler(self)
+        check_sampler_gamma(self)
         self.support = make_support(self)
-        self.target_network = make_target_network(self)
 
     def __call__(self, env):
         return expected_q_values(self, env)
@@ -83,29 +70,27 @@ class C51Learner(AbstractLearner):
 def c51_target(learner, batch):
     """The projected target distribution ``(batch, n_atoms)`` (see the module doc)."""
     with torch.no_grad():
-        next_probs = learner.target_network.target(batch["next_state"]).softmax(dim=-1)
+        next_probs = learner.approximator.target(batch["next_state"]).softmax(dim=-1)
         best = (next_probs * learner.support).sum(dim=-1).argmax(dim=1)
         next_probs = next_probs[torch.arange(best.shape[0], device=best.device), best]
         return project_onto_support(next_probs, batch["reward"],
                                     bootstrap_factor(batch, learner.gamma), learner.support)
 
 
+def c51_per_sample_loss(learner, batch):
+    """The cross-entropy of each sample's predicted distribution ``p(s, a)`` to its projected
+    target, shape (batch,) (C51's loss before the mean; Rainbow weights it)."""
+    logits = learner.approximator(batch["state"])
+    logits_sa = logits[torch.arange(logits.shape[0], device=logits.device),
+                       batch["action"].long()]
+    return c51_cross_entropy(logits_sa, c51_target(learner, batch))
+
+
 @dispatch(C51Learner, object)
 def update(learner, batch):  # noqa: F811
     """One gradient step on ``batch``; returns the loss tensor."""
     batch = batch_on(batch, learner.approximator.device)
-    logits = learner.approximator(batch["state"])
-    logits_sa = logits[torch.arange(logits.shape[0], device=logits.device),
-                       batch["action"].long()]
-    loss = c51_cross_entropy(logits_sa, c51_target(learner, batch)).mean()
+    loss = c51_per_sample_loss(learner, batch).mean()
     update(learner.approximator, loss)
     learner.loss_value = loss.detach()
     return loss
-
-
-@dispatch(C51Learner, AbstractTrajectory, AbstractEnv, PreActStage)
-def update(learner, trajectory, env, stage):  # noqa: F811
-    if should_learn(learner, trajectory):
-        for _ in range(learner.gradient_steps):
-            update(learner, learner.sampler(trajectory))
-    sync_target(learner)

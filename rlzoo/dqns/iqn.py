@@ -19,78 +19,54 @@ neither acting nor an evaluation ever shifts the τ draws of the updates, and a 
 the same with and without evaluations.
 """
 
-import numbers
-
 import attrs
 import numpy as np
 import torch
 
-from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
+from rlcore import AbstractReplayLearner, ReplaySchedule, TargetNetwork
 from rlcore.dispatch import dispatch, update
-from rlzoo.dqns.common import (
-    attach_sampler,
-    batch_on,
-    bootstrap_factor,
-    check_approximator,
-    make_target_network,
-    positive_int,
-    quantile_huber_loss,
-    real_in,
-    should_learn,
-    state_batch,
-    sync_target,
-    torch_generator,
-)
+from rlcore.utils.random import torch_generator
+from rlcore.utils.validators import non_negative_int, positive_int, real_in
+from rlzoo.dqns.inputs import batch_on, env_states, for_env
+from rlzoo.dqns.losses import bootstrap_factor, quantile_huber_loss
+from rlzoo.dqns.replay import check_sampler_gamma
 
 __all__ = ["IQNLearner"]
 
 
 @attrs.define(eq=False)
-class IQNLearner(AbstractLearner):
+class IQNLearner(AbstractReplayLearner):
     """Implicit quantile network learner.
 
-    Keyword arguments: ``approximator`` (model ``(state, taus) -> (batch, n, n_actions)``, e.g.
-    :class:`rlzoo.dqns.networks.ImplicitQuantileNetwork`; required),
-    ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``n_tau=64``, ``n_tau_prime=64``,
-    ``n_tau_act=32``, ``kappa=1.0``, ``min_replay_history=1000``, ``update_freq=1``,
-    ``gradient_steps=1``, ``target_update_freq=100``, ``rho=0.0``, ``seed=0`` (an int >= 0: the
-    fractions τ; the updates draw from ``torch_generator(seed)``, acting from two generators seeded
-    by ``numpy.random.SeedSequence(seed).spawn(2)``).
+    Keyword arguments: ``approximator`` (a ``TargetNetwork`` whose model maps ``(state, taus)``
+    to ``(batch, n, n_actions)``, e.g. :class:`rlzoo.dqns.networks.ImplicitQuantileNetwork`;
+    required), ``schedule=ReplaySchedule()``, ``gamma=0.99``, ``n_tau=64``, ``n_tau_prime=64``,
+    ``n_tau_act=32``, ``kappa=1.0``, ``seed=0`` (an int >= 0: the fractions τ; the updates draw
+    from ``torch_generator(seed)``, acting from two generators seeded by
+    ``numpy.random.SeedSequence(seed).spawn(2)``).
     """
 
-    approximator: object = attrs.field(validator=check_approximator)
-    sampler: object = attrs.field(kw_only=True, factory=lambda: BatchSampler(32, seed=0))
+    approximator: TargetNetwork = attrs.field(validator=attrs.validators.instance_of(TargetNetwork))
+    schedule: ReplaySchedule = attrs.field(kw_only=True, factory=ReplaySchedule)
     gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
     n_tau: int = attrs.field(kw_only=True, default=64, validator=positive_int)
     n_tau_prime: int = attrs.field(kw_only=True, default=64, validator=positive_int)
     n_tau_act: int = attrs.field(kw_only=True, default=32, validator=positive_int)
     kappa: float = attrs.field(kw_only=True, default=1.0, validator=real_in(
         0, float("inf"), low_open=True, high_open=True))
-    min_replay_history: int = attrs.field(kw_only=True, default=1000, validator=positive_int)
-    update_freq: int = attrs.field(kw_only=True, default=1, validator=positive_int)
-    gradient_steps: int = attrs.field(kw_only=True, default=1, validator=positive_int)
-    target_update_freq: int = attrs.field(kw_only=True, default=100, validator=positive_int)
-    rho: float = attrs.field(kw_only=True, default=0.0, validator=real_in(0, 1, high_open=True))
-    seed: int = attrs.field(kw_only=True, default=0)
+    seed: int = attrs.field(kw_only=True, default=0, validator=non_negative_int)
     generator: object = attrs.field(init=False, repr=False)
     acting_generator: object = attrs.field(init=False, repr=False)
     evaluation_generator: object = attrs.field(init=False, repr=False)
-    target_network: object = attrs.field(init=False, repr=False)
-    update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)
-    loss_value: object = attrs.field(default=None, init=False, repr=False,
-                                     on_setattr=attrs.setters.NO_OP)
+    loss_value: object = attrs.field(default=None, init=False, repr=False)
 
     def __attrs_post_init__(self):
-        attach_sampler(self)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) \
-                or self.seed < 0:
-            raise ValueError(f"IQNLearner: seed must be an int >= 0, got {self.seed!r}")
+        check_sampler_gamma(self)
         device = self.approximator.device
         self.generator = torch_generator(self.seed, device)
         acting, evaluation = np.random.SeedSequence(int(self.seed)).spawn(2)
         self.acting_generator = torch_generator(int(acting.generate_state(1)[0]), device)
         self.evaluation_generator = torch_generator(int(evaluation.generate_state(1)[0]), device)
-        self.target_network = make_target_network(self)
 
     def sample_taus(self, batch_size, n, generator=None):
         """``(batch_size, n)`` fractions drawn uniformly from (0, 1) with ``generator``
@@ -103,9 +79,9 @@ class IQNLearner(AbstractLearner):
         generator = self.acting_generator if self.approximator.model.training \
             else self.evaluation_generator
         with torch.no_grad():
-            state = state_batch(self.approximator, env)
-            z = self.approximator(state, self.sample_taus(1, self.n_tau_act, generator))
-            return z[0].mean(dim=0)
+            states = env_states(self.approximator, env)
+            taus = self.sample_taus(states.shape[0], self.n_tau_act, generator)
+            return for_env(self.approximator(states, taus).mean(dim=1), env)
 
 
 @dispatch(IQNLearner, object)
@@ -119,7 +95,7 @@ def update(learner, batch):  # noqa: F811
     z = learner.approximator(state, taus)                               # (B, N, A)
     z_sa = z[rows, :, batch["action"].long()]                           # (B, N)
     with torch.no_grad():
-        network, next_state = learner.target_network, batch["next_state"]
+        network, next_state = learner.approximator, batch["next_state"]
         taus_prime = learner.sample_taus(size, learner.n_tau_prime)
         z_next = network.target(next_state, taus_prime)                 # (B, N', A)
         # a* from K = n_tau_act fractions of its own (Algorithm 1 of the paper, Dopamine):
@@ -132,11 +108,3 @@ def update(learner, batch):  # noqa: F811
     update(learner.approximator, loss)
     learner.loss_value = loss.detach()
     return loss
-
-
-@dispatch(IQNLearner, AbstractTrajectory, AbstractEnv, PreActStage)
-def update(learner, trajectory, env, stage):  # noqa: F811
-    if should_learn(learner, trajectory):
-        for _ in range(learner.gradient_steps):
-            update(learner, learner.sampler(trajectory))
-    sync_target(learner)

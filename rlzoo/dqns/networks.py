@@ -20,12 +20,11 @@ import math
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["seeded_init", "mlp", "NatureCNN", "NoisyLinear", "DuelingHead", "QNetwork",
-           "DistributionalNetwork", "ImplicitQuantileNetwork", "EnsembleQNetwork", "NumpyMLP",
-           "blas_threads"]
+__all__ = ["seeded_init", "child_seed", "mlp", "NatureCNN", "NoisyLinear", "DuelingHead",
+           "QNetwork", "DistributionalNetwork", "ImplicitQuantileNetwork", "EnsembleQNetwork",
+           "target_network", "target_noise_seed"]
 
 
 @contextlib.contextmanager
@@ -129,16 +128,6 @@ class NoisyLinear(nn.Module):
             self._generator = torch.Generator(device=device)
             self._generator.set_state(state["generator"])
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs):
-        # a state_dict saved before the extra state existed loads too (strict or not); the
-        # layer then keeps its own noise, as such a load did
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
-        key = prefix + "_extra_state"
-        if key not in state_dict and key in missing_keys:
-            missing_keys.remove(key)
-
     def _noise(self, n):
         device = self.weight_mu.device
         if self._generator is None or self._generator.device != device:
@@ -221,433 +210,12 @@ class QNetwork(nn.Module):
                  n_features=None, seed=0):
         super().__init__()
         with seeded_init(seed):
-            body, width = _body(state_size, hidden, body, n_features)
-            head = (DuelingHead(width, n_actions, seed=seed) if dueling
-                    else nn.Linear(width, int(n_actions)))
-            # one flat Sequential: every nested module call costs microseconds per forward
-            layers = list(body) if isinstance(body, nn.Sequential) else [body]
-            self.layers = nn.Sequential(*layers, head)
+            self.body, width = _body(state_size, hidden, body, n_features)
+            self.head = (DuelingHead(width, n_actions, seed=seed) if dueling
+                         else nn.Linear(width, int(n_actions)))
 
     def forward(self, x):
-        plan = self._plan()
-        if plan is None:  # hooks, an instance forward, compiling or torch.func: checked path
-            return self._forward_checked(x)
-        # the layers' forward without the module calls (microseconds per forward): plain Linear
-        # and ReLU layers run as their functions, any other layer as is
-        for kind, a, b in plan.torch_steps:
-            if kind == _LINEAR:
-                x = F.linear(x, a, b)
-            elif kind == _RELU:
-                x = F.relu(x, inplace=a.inplace)
-            else:
-                x = a(x)
-        return x
-
-    def _forward_checked(self, x):
-        layers = self._modules["layers"]
-        if not _plain(layers) or _has_global_hooks():
-            return layers(x)
-        for layer in layers._modules.values():
-            kind = type(layer)
-            if kind is nn.Linear and _plain(layer):
-                x = F.linear(x, layer.weight, layer.bias)
-            elif kind is nn.ReLU and _plain(layer):
-                x = F.relu(x, inplace=layer.inplace)
-            else:
-                x = layer(x)
-        return x
-
-    def _plan(self):
-        """The cached :class:`_Plan` of the layers, or ``None`` where the module calls must run:
-        a hook (on this network, its ``layers``, a layer, or global), a ``forward`` set on an
-        instance or a compiled call, or a trace in progress (``torch.compile``/``export``,
-        ``torch.func`` transforms: the layers' checked path keeps their semantics). Checked on
-        every call (about 1 µs)."""
-        if (_has_global_hooks() or torch.compiler.is_compiling()
-                or torch._C._are_functorch_transforms_active()):
-            return None
-        own = self.__dict__
-        if "forward" in own or own.get("_compiled_call_impl") is not None:
-            return None
-        plan = own.get("_layer_plan")
-        layers = self._modules["layers"]
-        if plan is None or not plan.holds(layers):
-            plan = _Plan(self, layers)
-            own["_layer_plan"] = plan  # not a module attribute: not in the state_dict
-        return plan if plan.clean else None
-
-    def _numpy_plan(self):
-        """:meth:`_plan`, or ``None`` when a subclass has its own ``forward`` (the numpy
-        passes compute this class's)."""
-        if type(self).forward is not QNetwork.forward:
-            return None
-        return self._plan()
-
-    def __getstate__(self):  # copies and pickles make their own plan (numpy views)
-        state = super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__
-        return {k: v for k, v in state.items() if k != "_layer_plan"}
-
-    def values_of(self, state):
-        """The output for one state computed with numpy, or ``None`` where that does not apply.
-
-        Applies when ``state`` is a 1-D float32 numpy array, every layer is a plain ``Linear``
-        (float32 parameters in CPU memory) or ``ReLU``, no module hook is set (on the network,
-        its layers or globally) nor a ``forward`` on an instance, and the class's ``forward``
-        is this one (a subclass that overrides it gets ``None``). Returns a new 1-D float32
-        array equal to ``self(state[None])[0]`` up to float32 rounding (numpy's and torch's
-        matrix products may sum in another order), without gradient. Acting on one state is
-        where a small network's forward is all overhead: for the 64×64 MLP of CartPole this
-        takes about 10 µs against 15 µs through torch. The numpy arrays are views of the
-        parameters, so optimiser steps are seen at once; a replaced layer or parameter, or
-        parameter data moved, cast or re-laid out (``.to(...)``, ``.data = ...``) is noticed
-        on the next call.
-
-        >>> net = QNetwork(4, 2, seed=0)
-        >>> state = np.zeros(4, dtype=np.float32)
-        >>> np.allclose(net.values_of(state), net(torch.from_numpy(state)[None])[0].detach())
-        True
-        """
-        if type(state) is not np.ndarray or state.ndim != 1 or state.dtype != np.float32:
-            return None
-        plan = self._numpy_plan()
-        if plan is None:
-            return None
-        steps = plan.numpy()
-        if steps is None or state.shape[0] != steps[0][1].shape[0]:
-            return None  # (a wrong width: the module's forward raises torch's error)
-        return _numpy_forward(steps, state)
-
-    def numpy_layers(self, training=True):
-        """The layers as a :class:`NumpyMLP` (forward and backward passes in numpy over views
-        of the parameters), or ``None`` where :meth:`values_of` would give ``None`` for that
-        reason (another layer type, a hook, parameters not float32 in CPU memory, a subclass's
-        own ``forward``), a parameter is shared between layers, or, with ``training`` (for
-        :meth:`NumpyMLP.backward`), :meth:`NumpyMLP.trainable_here` is False (no parameter to
-        train, one that is not a leaf or has a gradient hook of its own). ``training=False``
-        is for forward passes only (a target network). Checked on every call, like
-        :meth:`values_of`.
-
-        The DQN learners train a plain MLP on the CPU through it
-        (:func:`rlzoo.dqns.common.numpy_td_update`): a double-DQN step of the 64×64 CartPole
-        network on a batch of 128 takes about 190–210 µs against 248 µs through autograd."""
-        plan = self._numpy_plan()
-        if plan is None:
-            return None
-        mlp_ = plan.numpy_mlp()
-        if mlp_ is None or (training and not mlp_.trainable_here()):
-            return None
-        return mlp_
-
-
-class blas_threads:
-    """Inside the block numpy's BLAS (its matrix products) runs with at most ``n`` threads,
-    by default torch's intra-op thread count; the previous counts are restored on exit.
-
-    The numpy training path (:class:`NumpyMLP`) runs in this block so that its matrix products
-    use no more threads than torch's would. OpenBLAS's default, one thread per core, made a
-    numpy DQN step on the 2-core development machine about 3 × slower while another process
-    was busy (its threads wait for each other): the pitfall ``torch.set_num_threads(1)``
-    avoids for torch. The libraries are found once with ``threadpoolctl``; entering and
-    leaving cost about 1 µs when the count changes. The count is process-wide state: another
-    Python thread's matrix products inside the block run with it too (their values do not
-    change, only their speed)."""
-
-    __slots__ = ("n", "previous")
-    _controllers = None
-
-    def __init__(self, n=None):
-        n = torch.get_num_threads() if n is None else n
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"blas_threads: n must be a positive int, got {n!r}")
-        self.n = int(n)
-        self.previous = []  # one list of (controller, count) per entry: re-entrant
-
-    def __enter__(self):
-        controllers = blas_threads._controllers
-        if controllers is None:
-            controllers = blas_threads._controllers = _blas_controllers()
-        changed = []
-        self.previous.append(changed)
-        try:
-            for controller in controllers:
-                count = controller.get_num_threads()
-                if count > self.n:
-                    controller.set_num_threads(self.n)
-                    changed.append((controller, count))
-        except BaseException:  # __exit__ will not run: undo what was changed
-            self.__exit__()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        for controller, count in reversed(self.previous.pop()):
-            controller.set_num_threads(count)
-        return False
-
-
-def _blas_controllers():
-    """threadpoolctl's controllers of the loaded BLAS libraries; none (no thread control,
-    with a warning) where threadpoolctl cannot inspect them."""
-    try:
-        from threadpoolctl import ThreadpoolController
-
-        return tuple(ThreadpoolController().select(user_api="blas").lib_controllers)
-    except Exception as error:  # a library threadpoolctl fails on: run without control
-        import warnings
-
-        warnings.warn(f"threadpoolctl could not find numpy's BLAS ({error!r}); numpy's matrix "
-                      f"products keep their own thread count", RuntimeWarning, stacklevel=3)
-        return ()
-
-
-class NumpyMLP:
-    """A plain ``Linear``/``ReLU`` stack run in numpy over views of its torch parameters (made
-    by :meth:`QNetwork.numpy_layers`): the values of :meth:`forward` are the torch forward's up
-    to float32 rounding, the gradients of :meth:`backward` autograd's.
-
-    Shape convention: ``x`` is ``(batch, in_features)`` float32, the output ``(batch,
-    out_features)``; :meth:`backward` takes the loss's gradient with respect to the output for
-    the first ``rows`` rows of a forward that kept its activations.
-    """
-
-    __slots__ = ("steps", "linears", "in_features", "out_features")
-
-    def __init__(self, steps, linears):
-        self.steps = steps        # ((kind, weightᵀ view, bias view or None), ...)
-        self.linears = linears    # per step: (weight, bias) parameters of a Linear, else None
-        self.in_features = steps[0][1].shape[0]
-        self.out_features = next(w.shape[1] for kind, w, b in reversed(steps) if kind == _LINEAR)
-
-    def trainable_here(self):
-        """Whether :meth:`backward` gives what autograd would: some parameter requires a
-        gradient, every such parameter is a leaf (not a tensor computed from others, as under
-        ``torch.func.functional_call``) and none has a gradient hook of its own
-        (``register_hook``, ``register_post_accumulate_grad_hook``: autograd would call it)."""
-        found = False
-        for pair in self.linears:
-            if pair is not None:
-                for p in pair:
-                    if p is None or not p.requires_grad:
-                        continue
-                    if (not p.is_leaf or p._backward_hooks
-                            or getattr(p, "_post_accumulate_grad_hooks", None)):
-                        return False
-                    found = True
-        return found
-
-    def forward(self, x, saved=None):
-        """The output for ``x``; with a list ``saved``, each layer's input (Linear) or output
-        (ReLU) is appended to it for :meth:`backward`. ``x`` itself is not written to."""
-        return _numpy_forward(self.steps, x, saved)
-
-    def backward(self, saved, grad_out):
-        """``[(parameter, gradient tensor), ...]`` for the parameters that require a gradient,
-        given ``grad_out`` (``(rows, out_features)``, the loss's gradient with respect to the
-        output of the first ``rows`` rows of the forward that filled ``saved``); new CPU
-        tensors on every call, as ``backward()`` makes."""
-        rows = grad_out.shape[0]
-        linears = self.linears
-        # the lowest layer with a trainable parameter: the gradient goes no further down
-        first = next((k for k, pair in enumerate(linears) if pair is not None and any(
-            p is not None and p.requires_grad for p in pair)), None)
-        g, pairs = grad_out, []
-        if first is None:
-            return pairs
-        for k in range(len(self.steps) - 1, first - 1, -1):
-            kind, weight_t, _ = self.steps[k]
-            kept = saved[k][:rows]
-            if kind == _LINEAR:
-                weight, bias = linears[k]
-                if weight.requires_grad:
-                    view = np.dot(g.T, kept)
-                    pairs.append((weight, torch.from_numpy(view)))
-                if bias is not None and bias.requires_grad:
-                    pairs.append((bias, torch.from_numpy(np.add.reduce(g, axis=0))))
-                if k > first:
-                    g = g @ weight_t.T
-            else:  # ReLU: the gradient passes where the output is positive
-                g = g * (kept > 0)
-        return pairs
-
-
-_LINEAR, _RELU, _MODULE = 0, 1, 2
-
-
-def _numpy_forward(steps, x, saved=None):
-    for kind, weight_t, bias in steps:
-        if kind == _LINEAR:
-            if saved is not None:
-                saved.append(x)
-            x = x @ weight_t  # a new array: the in-place steps below never touch the input
-            if bias is not None:
-                x += bias
-        else:  # ReLU, in place
-            np.maximum(x, _zeros(x.shape), out=x)
-            if saved is not None:
-                saved.append(x)
-    return x
-
-
-_CONSTANTS = {}
-
-
-def constant_array(make, key):
-    """``make(key)``, made read-only and kept for later calls with the same ``make`` and ``key``
-    (at most 256 arrays of at most 1 MiB each; larger ones are made on each call): arrays that
-    the numpy passes need on every step, such as zeros for a ReLU or the rows of a batch."""
-    array = _CONSTANTS.get((make, key))
-    if array is None:
-        array = make(key)
-        array.flags.writeable = False
-        if len(_CONSTANTS) < 256 and array.nbytes <= 1 << 20:
-            _CONSTANTS[(make, key)] = array
-    return array
-
-
-def _float32_zeros(shape):
-    return np.zeros(shape, np.float32)
-
-
-def _zeros(shape):
-    """A read-only float32 array of zeros of ``shape`` (:func:`constant_array`).
-
-    ``np.maximum(x, zeros, out=x)`` runs numpy's vectorised loop; with the scalar ``0.0`` numpy
-    2.4 takes a loop several times slower: 1.1 against 5.7 µs for a (256, 64) float32 array,
-    the hidden layer of a double-DQN step at batch 128. The same values (a NaN stays NaN)."""
-    return constant_array(_float32_zeros, shape)
-
-
-_HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
-               "_backward_pre_hooks")
-
-
-class _Plan:
-    """What :meth:`QNetwork.forward` and :meth:`QNetwork.values_of` run for the current layers.
-
-    ``torch_steps``: ``(_LINEAR, weight, bias)``, ``(_RELU, layer, None)`` or ``(_MODULE,
-    layer, None)`` per layer (a Linear whose ``weight`` is not a parameter, e.g. under pruning
-    or the old ``weight_norm``, runs as a module). ``clean`` is False when a hook is set on the
-    network, its ``layers`` or a layer, or a ``forward``/compiled call on ``layers`` or a layer
-    (then no steps are used). The plan holds while the ``layers`` module, its layers, ``clean``
-    and every Linear's ``weight`` and ``bias`` (the objects, ``None`` included) stay the same.
-
-    :meth:`numpy` gives the numpy steps, made on first use: ``(_LINEAR, weightᵀ view, bias view
-    or None)`` / ``(_RELU, None, None)``, or ``None`` when some layer is not a plain Linear/ReLU,
-    a parameter is not float32 in CPU memory, or the first layer is not a Linear (a ReLU would
-    write into the caller's array); they are remade when a parameter's data pointer, shape or
-    strides change."""
-
-    __slots__ = ("layers", "modules", "hook_dicts", "instance_dicts", "clean", "params",
-                 "torch_steps", "tensors", "_numpy", "_layout", "_mlp")
-
-    def __init__(self, network, layers):
-        self.layers = layers
-        self.modules = modules = tuple(layers._modules.values())
-        watched = (network, layers) + modules
-        self.hook_dicts = tuple(getattr(m, name) for m in watched for name in _HOOK_DICTS)
-        # the network's own dict is checked by QNetwork._plan (holding it here made a cycle)
-        self.instance_dicts = tuple(m.__dict__ for m in (layers,) + modules)
-        self.clean = self._clean()
-        params, torch_steps = [], []
-        for layer in modules:
-            kind = type(layer)
-            found = layer._parameters
-            weight, bias = found.get("weight"), found.get("bias")
-            if kind is nn.Linear and weight is not None:
-                params.append((found, "weight", weight))
-                params.append((found, "bias", bias))
-                torch_steps.append((_LINEAR, weight, bias))
-            elif kind is nn.ReLU:
-                torch_steps.append((_RELU, layer, None))
-            else:
-                torch_steps.append((_MODULE, layer, None))
-        self.params = tuple(params)
-        self.torch_steps = tuple(torch_steps)
-        self.tensors = tuple(t for kind, w, b in torch_steps if kind == _LINEAR
-                             for t in (w, b) if t is not None)
-        self._numpy = self._layout = self._mlp = None
-
-    def _clean(self):
-        if any(self.hook_dicts):
-            return False
-        for d in self.instance_dicts:
-            if "forward" in d or d.get("_compiled_call_impl") is not None:
-                return False
-        return True
-
-    def holds(self, layers):
-        """Whether ``layers`` (the network's current ``layers``) still matches this plan."""
-        if layers is not self.layers or tuple(layers._modules.values()) != self.modules:
-            return False
-        if self._clean() is not self.clean:
-            return False
-        for found, name, param in self.params:
-            if found.get(name) is not param:
-                return False
-        return True
-
-    def numpy(self):
-        """The numpy steps (see the class doc), or ``None``."""
-        try:
-            layout = tuple((t.data_ptr(), t.shape, t.stride()) for t in self.tensors)
-        except RuntimeError:  # tensors without storage (meta, fake): no numpy views
-            return None
-        if layout != self._layout:
-            self._numpy, self._layout, self._mlp = self._numpy_steps(), layout, None
-        return self._numpy
-
-    def numpy_mlp(self):
-        """A :class:`NumpyMLP` over the numpy steps (remade with them), or ``None`` without
-        numpy steps or when a parameter appears in two layers (its gradient would be a sum)."""
-        steps = self.numpy()
-        if steps is None:
-            return None
-        if self._mlp is None:
-            if len({id(t) for t in self.tensors}) != len(self.tensors):
-                self._mlp = False
-            else:
-                linears = tuple((a, b) if kind == _LINEAR else None
-                                for kind, a, b in self.torch_steps)
-                self._mlp = NumpyMLP(steps, linears)
-        return self._mlp or None
-
-    def _numpy_steps(self):
-        steps = []
-        for kind, a, b in self.torch_steps:
-            if kind == _LINEAR:
-                if not all(t.device.type == "cpu" and t.dtype == torch.float32
-                           and type(t) in (torch.Tensor, nn.Parameter) and t.layout == torch.strided
-                           for t in (a, b) if t is not None):
-                    return None
-                steps.append((_LINEAR, a.detach().numpy().T,
-                              None if b is None else b.detach().numpy()))
-            elif kind == _RELU:
-                steps.append((_RELU, None, None))
-            else:
-                return None
-        if not steps or steps[0][0] != _LINEAR:
-            return None
-        return tuple(steps)
-
-
-def _has_hooks(module):
-    """Whether ``module`` has forward or backward hooks of its own."""
-    return bool(module._forward_hooks or module._forward_pre_hooks or module._backward_hooks
-                or module._backward_pre_hooks)
-
-
-def _plain(module):
-    """Whether calling ``module`` is just its class's forward: no hooks, no ``forward`` set on
-    the instance, not compiled with ``module.compile()``."""
-    return not (_has_hooks(module) or "forward" in module.__dict__
-                or getattr(module, "_compiled_call_impl", None) is not None)
-
-
-def _has_global_hooks():
-    """Whether module hooks are registered globally (``register_module_forward_hook``...)."""
-    m = torch.nn.modules.module
-    return bool(m._global_forward_hooks or m._global_forward_pre_hooks
-                or m._global_backward_hooks or m._global_backward_pre_hooks)
+        return self.head(self.body(x))
 
 
 def _body(state_size, hidden, body, n_features):
@@ -734,3 +302,28 @@ class EnsembleQNetwork(nn.Module):
 
     def forward(self, x):
         return self.head(self.body(x)).view(-1, self.n_heads, self.n_actions)
+
+
+def target_network(approximator, *, sync_every=1, rho=0.0):
+    """A :class:`~rlcore.TargetNetwork` over ``approximator`` (it syncs every ``sync_every``
+    optimiser steps, a hard copy or, with ``rho > 0``, Polyak averaging) whose noisy layers
+    draw noise of their own.
+
+    A deep copy would replay the online layers' noise draw for draw, where noisy nets use
+    independent noise ε' for the target (Fortunato et al., 2018; Hessel et al., 2018): each
+    :class:`NoisyLinear` of the copy is reseeded with :func:`target_noise_seed` of its online
+    layer's seed."""
+    from rlcore import TargetNetwork
+
+    network = TargetNetwork(approximator, sync_every=sync_every, rho=rho)
+    for module in network.target_model.modules():
+        if isinstance(module, NoisyLinear):
+            module.reseed(target_noise_seed(module.seed))
+    return network
+
+
+def target_noise_seed(seed):
+    """The seed of a target network's noisy layer whose online layer has ``seed``: a child
+    stream of it (:func:`child_seed`), not a small offset that a layer of a nearby seed could
+    hold."""
+    return child_seed(seed, 0x7A46)

@@ -14,58 +14,37 @@ of the heads.
 import attrs
 import torch
 
-from rlcore import AbstractEnv, AbstractLearner, AbstractTrajectory, BatchSampler, PreActStage
+from rlcore import AbstractReplayLearner, ReplaySchedule, TargetNetwork
 from rlcore.dispatch import dispatch, update
-from rlzoo.dqns.common import (
-    attach_sampler,
-    batch_on,
-    bootstrap_factor,
-    check_approximator,
-    make_target_network,
-    non_negative_int,
-    one_of,
-    positive_int,
-    real_in,
-    should_learn,
-    state_batch,
-    sync_target,
-    td_loss,
-    torch_generator,
-)
+from rlcore.utils.random import torch_generator
+from rlcore.utils.validators import non_negative_int, one_of, real_in
+from rlzoo.dqns.inputs import batch_on, env_states, for_env
+from rlzoo.dqns.losses import bootstrapped_target, td_loss
+from rlzoo.dqns.replay import check_sampler_gamma
 
 __all__ = ["REMDQNLearner"]
 
 
 @attrs.define(eq=False)
-class REMDQNLearner(AbstractLearner):
+class REMDQNLearner(AbstractReplayLearner):
     """Random-ensemble-mixture DQN.
 
-    Keyword arguments: ``approximator`` (model: states to ``(batch, n_heads, n_actions)``;
-    required), ``sampler=BatchSampler(32, seed=0)``, ``gamma=0.99``, ``loss="huber"``,
-    ``min_replay_history=1000``, ``update_freq=1``, ``gradient_steps=1``,
-    ``target_update_freq=100``, ``rho=0.0``, ``seed=0`` (mixture weights).
+    Keyword arguments: ``approximator`` (a ``TargetNetwork`` whose model maps states to
+    ``(batch, n_heads, n_actions)``; required), ``schedule=ReplaySchedule()``, ``gamma=0.99``,
+    ``loss="huber"``, ``seed=0`` (the mixture weights' generator).
     """
 
-    approximator: object = attrs.field(validator=check_approximator)
-    sampler: object = attrs.field(kw_only=True, factory=lambda: BatchSampler(32, seed=0))
+    approximator: TargetNetwork = attrs.field(validator=attrs.validators.instance_of(TargetNetwork))
+    schedule: ReplaySchedule = attrs.field(kw_only=True, factory=ReplaySchedule)
     gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
     loss: str = attrs.field(kw_only=True, default="huber", validator=one_of("huber", "mse"))
-    min_replay_history: int = attrs.field(kw_only=True, default=1000, validator=positive_int)
-    update_freq: int = attrs.field(kw_only=True, default=1, validator=positive_int)
-    gradient_steps: int = attrs.field(kw_only=True, default=1, validator=positive_int)
-    target_update_freq: int = attrs.field(kw_only=True, default=100, validator=positive_int)
-    rho: float = attrs.field(kw_only=True, default=0.0, validator=real_in(0, 1, high_open=True))
     seed: int = attrs.field(kw_only=True, default=0, validator=non_negative_int)
     generator: object = attrs.field(init=False, repr=False)
-    target_network: object = attrs.field(init=False, repr=False)
-    update_step: int = attrs.field(default=0, init=False, on_setattr=attrs.setters.NO_OP)
-    loss_value: object = attrs.field(default=None, init=False, repr=False,
-                                     on_setattr=attrs.setters.NO_OP)
+    loss_value: object = attrs.field(default=None, init=False, repr=False)
 
     def __attrs_post_init__(self):
-        attach_sampler(self)
+        check_sampler_gamma(self)
         self.generator = torch_generator(self.seed, self.approximator.device)
-        self.target_network = make_target_network(self)
 
     def sample_mixture(self, n_heads):
         """A random convex combination ``(n_heads,)``: uniform draws normalised to sum 1."""
@@ -74,7 +53,8 @@ class REMDQNLearner(AbstractLearner):
 
     def __call__(self, env):
         with torch.no_grad():
-            return self.approximator(state_batch(self.approximator, env))[0].mean(dim=0)
+            q_heads = self.approximator(env_states(self.approximator, env))
+            return for_env(q_heads.mean(dim=1), env)
 
 
 @dispatch(REMDQNLearner, object)
@@ -86,18 +66,9 @@ def update(learner, batch):  # noqa: F811
     q = (alpha * q_heads).sum(dim=1)                                   # (B, A)
     q_sa = q.gather(1, batch["action"].long().unsqueeze(1)).squeeze(1)
     with torch.no_grad():
-        next_q = (alpha * learner.target_network.target(batch["next_state"])).sum(dim=1)
-        target = batch["reward"] + bootstrap_factor(batch, learner.gamma) * \
-            next_q.max(dim=1).values
+        next_q = (alpha * learner.approximator.target(batch["next_state"])).sum(dim=1)
+        target = bootstrapped_target(batch, learner.gamma, next_q.max(dim=1).values)
     loss, _ = td_loss(q_sa, target, learner.loss)
     update(learner.approximator, loss)
     learner.loss_value = loss.detach()
     return loss
-
-
-@dispatch(REMDQNLearner, AbstractTrajectory, AbstractEnv, PreActStage)
-def update(learner, trajectory, env, stage):  # noqa: F811
-    if should_learn(learner, trajectory):
-        for _ in range(learner.gradient_steps):
-            update(learner, learner.sampler(trajectory))
-    sync_target(learner)

@@ -29,15 +29,12 @@ Q-learning, as in Dopamine's Rainbow), and the 512-unit hidden layer of the body
 
 import torch
 
-from rlcore import NStepBatchSampler
 from rlenvs import AtariEnv
 from rlzoo.dqns import (
     DistributionalNetwork, DQNLearner, ImplicitQuantileNetwork, IQNLearner, NatureCNN, QNetwork,
     RainbowLearner,
 )
-from rlzoo.experiments.common import (
-    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds, uniform_sampler,
-)
+from rlzoo.experiments.common import ReplaySetup
 from rlzoo.experiments.registry import register
 
 __all__ = ["Dopamine_DQN_Atari", "Dopamine_Rainbow_Atari", "Dopamine_IQN_Atari", "atari_env"]
@@ -50,26 +47,15 @@ def atari_env(game, seed, max_episode_steps, sticky_action_probability):
                     screen_size=84, frame_stack=4, max_steps=max_episode_steps, seed=seed)
 
 
-def _setup(game, seed, max_episode_steps, sticky_action_probability, capacity, prioritized,
-           frame_stack_replay):
-    s = spawn_seeds(seed, 8)
-    env = atari_env(game, s[0], max_episode_steps, sticky_action_probability)
-    eval_env = atari_env(game, s[1], max_episode_steps, sticky_action_probability)
-    return s, env, eval_env, replay_for(env, capacity, prioritized=prioritized,
-                                        frame_stack=frame_stack_replay)
-
-
-def _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps, steps,
-         eval_every, eval_episodes, eval_steps, eval_epsilon, progress, verbose, description):
-    """``Agent(QBasedPolicy(learner, ε-greedy), trajectory)`` for ``steps`` env steps, with
-    Dopamine's evaluation (see the module docstring)."""
-    # Dopamine's linearly_decaying_epsilon: ε = 1 until learning starts, then the decay
-    explorer = epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps,
-                              warmup_steps=learner.min_replay_history)
-    return dqn_experiment(learner, explorer, trajectory, env, eval_env, steps=steps,
-                          eval_every=eval_every, eval_episodes=eval_episodes, eval_steps=eval_steps,
-                          eval_epsilon=eval_epsilon, eval_seed=s[6], stop_at=None,
-                          progress=progress, verbose=verbose, description=description)
+def _setup(settings, prioritized=False, optimizer=None):
+    """The experiments' :class:`ReplaySetup`: Dopamine's Atari env, ε at 1 until learning starts
+    (Dopamine's ``linearly_decaying_epsilon``), the frames of the replay stored once."""
+    p = settings
+    settings = dict(settings, epsilon_warmup_steps=p["min_replay_history"])
+    return ReplaySetup(
+        settings, lambda seed: atari_env(p["game"], seed, p["max_episode_steps"],
+                                         p["sticky_action_probability"]),
+        prioritized=prioritized, frame_stack=p["frame_stack_replay"], optimizer=optimizer)
 
 
 @register("DQN on an Atari game, Dopamine's settings (RMSProp, 1-step, target every 8k steps)")
@@ -80,21 +66,13 @@ def Dopamine_DQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", l
                        sticky_action_probability=0.25, max_episode_steps=27_000,
                        eval_every=250_000, eval_steps=125_000, eval_epsilon=0.001,
                        eval_episodes=None, frame_stack_replay=True, progress=False, verbose=False):
-    s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
-                                          sticky_action_probability, capacity, False,
-                                          frame_stack_replay)
-    n_actions = env.action_space().n
-    net = QNetwork(None, n_actions, body=NatureCNN(), seed=s[2])
     # Dopamine: RMSProp(lr 0.00025, decay 0.95, momentum 0, epsilon 1e-5, centered)
-    app = approximator(net, lr, device)
-    app.optimizer = torch.optim.RMSprop(net.parameters(), lr=lr, alpha=0.95, eps=1e-5,
-                                        centered=True)
-    learner = DQNLearner(approximator=app, sampler=uniform_sampler(batch_size, s[4]),
-                         gamma=gamma, loss="huber", min_replay_history=min_replay_history,
-                         update_freq=update_freq, target_update_freq=target_update_freq)
-    return _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps,
-                steps, eval_every, eval_episodes, eval_steps, eval_epsilon, progress, verbose,
-                f"Dopamine DQN on Atari {game}, seed {seed}")
+    setup = _setup(locals(), optimizer=lambda parameters, lr: torch.optim.RMSprop(
+        parameters, lr=lr, alpha=0.95, eps=1e-5, centered=True))
+    net = QNetwork(None, setup.eval_env.action_space().n, body=NatureCNN(), seed=setup.seeds[2])
+    learner = DQNLearner(setup.target_network(net), schedule=setup.schedule, gamma=gamma,
+                         loss="huber")
+    return setup.experiment(learner, f"Dopamine DQN on Atari {game}, seed {seed}")
 
 
 @register("Rainbow on an Atari game, Dopamine's settings (C51 + PER + 3-step, Adam)")
@@ -107,22 +85,15 @@ def Dopamine_Rainbow_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu
                            eval_every=250_000, eval_steps=125_000, eval_epsilon=0.001,
                            eval_episodes=None, frame_stack_replay=True, progress=False,
                            verbose=False):
-    s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
-                                          sticky_action_probability, capacity, True,
-                                          frame_stack_replay)
-    n_actions = env.action_space().n
-    net = DistributionalNetwork(None, n_actions, body=NatureCNN(), n_atoms=n_atoms,
-                                dueling=dueling, noisy=noisy, seed=s[2])
+    setup = _setup(locals(), prioritized=True)
+    net = DistributionalNetwork(None, setup.eval_env.action_space().n, body=NatureCNN(),
+                                n_atoms=n_atoms, dueling=dueling, noisy=noisy,
+                                seed=setup.seeds[2])
     # Dopamine's Rainbow: priorities sqrt(loss) (α = 0.5), weights 1/sqrt(P) (constant β = 0.5)
-    learner = RainbowLearner(
-        approximator=approximator(net, lr, device, eps=adam_eps),
-        sampler=NStepBatchSampler(n_step, gamma, batch_size, seed=s[4]), gamma=gamma,
-        n_atoms=n_atoms, v_min=-v_max, v_max=v_max, min_replay_history=min_replay_history,
-        update_freq=update_freq, target_update_freq=target_update_freq, alpha=0.5,
-        beta_init=0.5, beta_steps=0)
-    return _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps,
-                steps, eval_every, eval_episodes, eval_steps, eval_epsilon, progress, verbose,
-                f"Dopamine Rainbow on Atari {game}, seed {seed}")
+    learner = RainbowLearner(setup.target_network(net), schedule=setup.schedule, gamma=gamma,
+                             n_atoms=n_atoms, v_min=-v_max, v_max=v_max, alpha=0.5,
+                             beta_init=0.5, beta_steps=0)
+    return setup.experiment(learner, f"Dopamine Rainbow on Atari {game}, seed {seed}")
 
 
 @register("IQN on an Atari game, Dopamine's settings (N = N' = 64, K = 32, 3-step, Adam)")
@@ -134,19 +105,12 @@ def Dopamine_IQN_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", l
                        sticky_action_probability=0.25, max_episode_steps=27_000,
                        eval_every=250_000, eval_steps=125_000, eval_epsilon=0.001,
                        eval_episodes=None, frame_stack_replay=True, progress=False, verbose=False):
-    s, env, eval_env, trajectory = _setup(game, seed, max_episode_steps,
-                                          sticky_action_probability, capacity, False,
-                                          frame_stack_replay)
-    n_actions = env.action_space().n
+    setup = _setup(locals())
     # Dopamine multiplies the 3136 convolutional features by the τ embedding, then 512 -> A
-    net = ImplicitQuantileNetwork(None, n_actions, body=NatureCNN(hidden=None), n_cos=n_cos,
-                                  head_hidden=512, seed=s[2])
-    learner = IQNLearner(
-        approximator=approximator(net, lr, device, eps=adam_eps),
-        sampler=NStepBatchSampler(n_step, gamma, batch_size, seed=s[4]), gamma=gamma,
-        n_tau=n_tau, n_tau_prime=n_tau_prime, n_tau_act=n_tau_act, kappa=kappa,
-        min_replay_history=min_replay_history, update_freq=update_freq,
-        target_update_freq=target_update_freq, seed=s[5])
-    return _run(learner, s, env, eval_env, trajectory, epsilon_stable, epsilon_decay_steps,
-                steps, eval_every, eval_episodes, eval_steps, eval_epsilon, progress, verbose,
-                f"Dopamine IQN on Atari {game}, seed {seed}")
+    net = ImplicitQuantileNetwork(None, setup.eval_env.action_space().n,
+                                  body=NatureCNN(hidden=None), n_cos=n_cos, head_hidden=512,
+                                  seed=setup.seeds[2])
+    learner = IQNLearner(setup.target_network(net), schedule=setup.schedule, gamma=gamma,
+                         n_tau=n_tau, n_tau_prime=n_tau_prime, n_tau_act=n_tau_act, kappa=kappa,
+                         seed=setup.seeds[5])
+    return setup.experiment(learner, f"Dopamine IQN on Atari {game}, seed {seed}")

@@ -1,22 +1,44 @@
-"""Building blocks shared by the named experiments: seeds, agents, stop conditions, hooks.
+"""What the named replay experiments share: :class:`ReplaySetup` builds everything but the network
+and the learner from an experiment's settings.
 
 One ``seed`` feeds every random component through :func:`spawn_seeds` (env, evaluation env,
 network initialisation, explorer, sampler, learner noise), so the same seed gives the same run
-on CPU.
+on CPU. A named experiment reads::
+
+    @register("DQN on CartPole-v1")
+    def DQN_CartPole(seed=0, *, steps=30_000, lr=2.3e-3, ...):
+        setup = ReplaySetup(locals(), cartpole_env)
+        net = QNetwork(4, 2, hidden=(hidden, hidden), seed=setup.seeds[2])
+        learner = DQNLearner(setup.target_network(net), schedule=setup.schedule, gamma=gamma)
+        return setup.experiment(learner, f"DQN on CartPole-v1, seed {seed}")
+
+The settings ``ReplaySetup`` reads (keyword parameters of the experiments, ``rlzoo show NAME``
+lists them with their defaults; a missing optional one takes the default in brackets):
+``seed``, ``steps``, ``device``, ``n_envs`` [1: one env; n > 1: a ``MultiThreadEnv`` of n
+sub-envs and a replay with one column each], ``lr``, ``adam_eps`` [1e-8], ``max_grad_norm``
+[None], ``batch_size``, ``n_step`` [1], ``gamma``, ``capacity``, ``min_replay_history``,
+``update_freq``, ``gradient_steps`` [1], ``target_update_freq`` [None: no target network] and
+``rho`` [0], ``epsilon_init`` [1], ``epsilon_stable``, ``epsilon_decay_steps``,
+``epsilon_warmup_steps`` [0], ``eval_every``, ``eval_episodes``, ``eval_steps`` [None],
+``eval_epsilon`` [0], ``stop_at`` [None], ``progress``, ``verbose``.
 """
+
+from types import SimpleNamespace
 
 import attrs
 import numpy as np
+import torch
 
 from rlcore import (
     AbstractStopCondition, Agent, BatchSampler, CircularArrayPSARTTrajectory,
-    CircularArraySARTTrajectory, ComposedStopCondition, EpsilonGreedyExplorer, EvaluateEveryNStep,
-    Experiment, FusedAdam, NeuralNetworkApproximator, NStepBatchSampler, QBasedPolicy,
-    StopAfterStep, TotalRewardPerEpisode,
+    CircularArraySARTTrajectory, ComposedStopCondition,
+    EpsilonGreedyExplorer, EvaluateEveryNStep, Experiment, NeuralNetworkApproximator,
+    NStepBatchSampler, QBasedPolicy, ReplaySchedule, StopAfterStep, TotalRewardPerEpisode,
 )
+from rlenvs import MultiThreadEnv
+from rlzoo.dqns.networks import target_network
 
-__all__ = ["spawn_seeds", "approximator", "epsilon_greedy", "replay_for", "replay_sampler",
-           "uniform_sampler", "StopWhenEvaluated", "dqn_experiment", "find_hook"]
+__all__ = ["spawn_seeds", "ReplaySetup", "StopWhenEvaluated", "find_hook"]
 
 
 def spawn_seeds(seed, n):
@@ -24,42 +46,93 @@ def spawn_seeds(seed, n):
     return [int(s) for s in np.random.SeedSequence(seed).generate_state(n, np.uint32)]
 
 
-def approximator(model, lr, device="cpu", *, eps=1e-8, max_grad_norm=None):
-    """A ``NeuralNetworkApproximator`` with Adam (``lr``, ``eps``) on ``device``: rlcore's
-    :class:`~rlcore.FusedAdam`, the same parameters as ``torch.optim.Adam`` step for step with
-    one fused kernel per step (about 15 µs per step of a 64×64 MLP on one CPU thread, against
-    50 µs for torch's ``fused`` implementation and 130 µs for its default)."""
-    optimizer = FusedAdam(model.parameters(), lr=lr, eps=eps)
-    return NeuralNetworkApproximator(model, optimizer, device=device, max_grad_norm=max_grad_norm)
+_OPTIONAL = dict(n_envs=1, adam_eps=1e-8, max_grad_norm=None, n_step=1, gradient_steps=1,
+                 target_update_freq=None, rho=0.0, epsilon_init=1.0, epsilon_warmup_steps=0,
+                 eval_steps=None, eval_epsilon=0.0, stop_at=None)
 
 
-def epsilon_greedy(seed, epsilon_stable, decay_steps, *, warmup_steps=0, epsilon_init=1.0):
-    """A linearly decaying ε-greedy explorer (RL.jl's schedule)."""
-    return EpsilonGreedyExplorer(epsilon_stable=epsilon_stable, epsilon_init=epsilon_init,
-                                 warmup_steps=warmup_steps, decay_steps=decay_steps, seed=seed)
+class ReplaySetup:
+    """The parts of a replay experiment that follow from its settings (see the module doc):
+    ``seeds``, ``env`` (one env, or a ``MultiThreadEnv`` of ``n_envs``), ``eval_env``,
+    ``trajectory``, ``schedule``, and the makers :meth:`approximator`, :meth:`target_network`
+    and :meth:`experiment`.
 
+    Args:
+        settings: the experiment's parameters (its ``locals()``).
+        make_env: ``make_env(seed)`` gives one training or evaluation env; ``make_env(None)``
+            a sub-env of the vector env (the vector env seeds its sub-envs itself).
+        make_eval_env: ``make_eval_env(seed)`` gives the evaluation env (default ``make_env``).
+        prioritized: keep priorities in the replay (a sum tree).
+        frame_stack: store stacked frames once (Atari; one env only).
+        optimizer: ``optimizer(parameters, lr)``; default Adam with ``adam_eps``.
+    """
 
-def replay_for(env, capacity, *, prioritized=False, frame_stack=False):
-    """A circular SART replay trajectory shaped after ``env``'s state space (prioritized:
-    with a sum tree of priorities; ``frame_stack=True``: stacked states, stack axis first,
-    stored one frame per step as in Dopamine, see ``FrameStackBuffer``)."""
-    space = env.state_space()
-    cls = CircularArrayPSARTTrajectory if prioritized else CircularArraySARTTrajectory
-    return cls(capacity, state=(space.shape, space.dtype), frame_stack=frame_stack)
+    def __init__(self, settings, make_env, *, make_eval_env=None, prioritized=False,
+                 frame_stack=False, optimizer=None):
+        self.settings = p = SimpleNamespace(**{**_OPTIONAL, **settings})
+        n_envs = p.n_envs
+        if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
+            raise ValueError(f"n_envs must be an int >= 1, got n_envs={n_envs!r}")
+        self.seeds = s = spawn_seeds(p.seed, 8)
+        self.eval_env = (make_eval_env or make_env)(s[1])
+        if n_envs == 1:
+            self.env = make_env(s[0])
+            space = self.env.state_space()
+            replay = CircularArrayPSARTTrajectory if prioritized else CircularArraySARTTrajectory
+            self.trajectory = replay(p.capacity, state=(space.shape, space.dtype),
+                                     frame_stack=frame_stack)
+        else:
+            self.env = MultiThreadEnv(lambda: make_env(None), n_envs, seed=s[0])
+            space = self.env.single_state_space()
+            from rlcore import CircularArraySARTSTrajectory  # TEMP until helper lands
+            self.trajectory = CircularArraySARTSTrajectory(
+                p.capacity, n_envs=n_envs, state=(space.shape, space.dtype),
+                prioritized=prioritized)
+        sampler = (BatchSampler(p.batch_size, seed=s[4]) if p.n_step == 1
+                   else NStepBatchSampler(p.n_step, p.gamma, p.batch_size, seed=s[4]))
+        self.schedule = ReplaySchedule(sampler=sampler, min_replay_history=p.min_replay_history,
+                                       update_freq=p.update_freq,
+                                       gradient_steps=p.gradient_steps)
+        self._optimizer = optimizer or (lambda parameters, lr: torch.optim.Adam(
+            parameters, lr=lr, eps=p.adam_eps, fused=True))
 
+    def approximator(self, model):
+        """``model`` with the experiment's optimiser on its ``device``."""
+        p = self.settings
+        return NeuralNetworkApproximator(model, self._optimizer(model.parameters(), p.lr),
+                                         device=p.device, max_grad_norm=p.max_grad_norm)
 
-def uniform_sampler(batch_size, seed):
-    """A uniform ``BatchSampler`` that writes each batch into the same buffers
-    (``reuse_buffers=True``: the DQN-family learners are done with a batch before the next)."""
-    return BatchSampler(batch_size, seed=seed, reuse_buffers=True)
+    def target_network(self, model):
+        """:meth:`approximator` in a target network synced every ``target_update_freq`` env
+        steps: every ``target_update_freq · gradient_steps / update_freq`` optimiser steps."""
+        p = self.settings
+        if p.target_update_freq is None:
+            raise ValueError("this experiment has no target_update_freq: no target network")
+        sync_every = max(1, round(p.target_update_freq * p.gradient_steps / p.update_freq))
+        return target_network(self.approximator(model), sync_every=sync_every, rho=p.rho)
 
+    def experiment(self, learner, description):
+        """``Agent(QBasedPolicy(learner, ε-greedy), trajectory)`` run for ``steps`` env steps
+        with a ``TotalRewardPerEpisode`` and an ``EvaluateEveryNStep`` hook; stops early once
+        an evaluation reaches ``stop_at`` (when not ``None``).
 
-def replay_sampler(n_step, gamma, batch_size, seed):
-    """:func:`uniform_sampler` for 1-step returns, else an ``NStepBatchSampler`` of ``n_step``
-    steps discounted by ``gamma``."""
-    if n_step == 1:
-        return uniform_sampler(batch_size, seed)
-    return NStepBatchSampler(n_step, gamma, batch_size, seed=seed)
+        ε: ``epsilon_init`` for ``epsilon_warmup_steps`` steps, then linearly to
+        ``epsilon_stable`` over ``epsilon_decay_steps`` (RL.jl's schedule). The evaluation runs
+        every ``eval_every`` env steps on ``eval_env``, for ``eval_episodes`` episodes or
+        (Dopamine's protocol) whole episodes until ``eval_steps`` steps are taken, with the
+        constant ``eval_epsilon`` (0: greedy); see ``EvaluateEveryNStep``."""
+        p, s = self.settings, self.seeds
+        explorer = EpsilonGreedyExplorer(
+            epsilon_stable=p.epsilon_stable, epsilon_init=p.epsilon_init,
+            warmup_steps=p.epsilon_warmup_steps, decay_steps=p.epsilon_decay_steps, seed=s[3])
+        evaluation = EvaluateEveryNStep(self.eval_env, n=p.eval_every, n_episodes=p.eval_episodes,
+                                        n_steps=p.eval_steps, epsilon=p.eval_epsilon, seed=s[6],
+                                        verbose=p.verbose)
+        stop = StopAfterStep(p.steps, progress=p.progress)
+        if p.stop_at is not None:
+            stop = ComposedStopCondition(stop, StopWhenEvaluated(evaluation, p.stop_at))
+        return Experiment(Agent(QBasedPolicy(learner, explorer), self.trajectory), self.env,
+                          stop, TotalRewardPerEpisode() + evaluation, description)
 
 
 @attrs.define
@@ -73,29 +146,6 @@ class StopWhenEvaluated(AbstractStopCondition):
     def __call__(self, policy, env):
         returns = self.hook.returns
         return bool(returns) and returns[-1] >= self.threshold
-
-
-def dqn_experiment(learner, explorer, trajectory, env, eval_env, *, steps, eval_every,
-                   eval_episodes, stop_at, progress, verbose, description, eval_steps=None,
-                   eval_epsilon=0.0, eval_seed=None):
-    """``Agent(QBasedPolicy(learner, explorer), trajectory)`` run for ``steps`` env steps with
-    a ``TotalRewardPerEpisode`` and an ``EvaluateEveryNStep`` hook; stops early once an
-    evaluation reaches ``stop_at`` (when not ``None``).
-
-    The evaluation runs every ``eval_every`` steps on ``eval_env``, for ``eval_episodes``
-    episodes or (Dopamine's protocol) whole episodes until ``eval_steps`` steps are taken: give
-    one of them, or neither for 10 episodes. ``eval_epsilon`` (default 0: greedy) is the
-    evaluation's constant ε, drawn from a generator seeded with ``eval_seed``; see
-    ``EvaluateEveryNStep``.
-    """
-    evaluation = EvaluateEveryNStep(eval_env, n=eval_every, n_episodes=eval_episodes,
-                                    n_steps=eval_steps, epsilon=eval_epsilon, seed=eval_seed,
-                                    verbose=verbose)
-    stop = StopAfterStep(steps, progress=progress)
-    if stop_at is not None:
-        stop = ComposedStopCondition(stop, StopWhenEvaluated(evaluation, stop_at))
-    return Experiment(Agent(QBasedPolicy(learner, explorer), trajectory), env, stop,
-                      TotalRewardPerEpisode() + evaluation, description)
 
 
 def find_hook(hook, cls):

@@ -31,24 +31,26 @@ import torch
 from rlenvs import MountainCarEnv
 from rlzoo.dqns import BasicDQNLearner, DQNLearner, QNetwork
 from rlzoo.dqns.networks import mlp, seeded_init
-from rlzoo.experiments.common import (
-    approximator, dqn_experiment, epsilon_greedy, replay_for, replay_sampler, spawn_seeds,
-)
+from rlzoo.experiments.common import ReplaySetup
 from rlzoo.experiments.registry import register
 
 __all__ = ["BasicDQN_MountainCar", "DQN_MountainCar", "q_network"]
 
 
-def _envs(seed, train_max_steps=200):
-    """The seeds of a run, its training env (episodes truncated at ``train_max_steps``) and its
-    evaluation env (always Gymnasium's 200 steps, so that the goal means the same)."""
+def _check_max_steps(train_max_steps):
     if not isinstance(train_max_steps, (int, np.integer)) or isinstance(train_max_steps, bool) \
             or train_max_steps < 1:
         raise ValueError("train_max_steps must be a positive int (the training episode limit), "
                          f"got train_max_steps={train_max_steps!r}")
-    s = spawn_seeds(seed, 8)
-    return (s, MountainCarEnv(max_steps=int(train_max_steps), seed=s[0]),
-            MountainCarEnv(max_steps=200, seed=s[1]))
+    return int(train_max_steps)
+
+
+def _setup(settings, train_max_steps=200):
+    """The experiments' :class:`ReplaySetup`: training episodes truncated at
+    ``train_max_steps``, evaluation always at Gymnasium's 200 steps (the goal means the same)."""
+    train_max_steps = _check_max_steps(train_max_steps)
+    return ReplaySetup(settings, lambda seed: MountainCarEnv(max_steps=train_max_steps, seed=seed),
+                       make_eval_env=lambda seed: MountainCarEnv(max_steps=200, seed=seed))
 
 
 def q_network(env, hidden, normalize_state, dueling, seed, body_seed):
@@ -105,18 +107,12 @@ def BasicDQN_MountainCar(seed=0, *, steps=50_000, device="cpu", lr=1e-3, batch_s
     0–4, 200-step ones none of seeds 0–2 (no training episode reached the flag), γ = 0.995 3 of
     5, ε 1 → 0.05 over 20,000 steps 3 of 5.
     """
-    s, env, eval_env = _envs(seed, train_max_steps)
-    net = q_network(env, hidden, normalize_state, dueling, s[2], s[5])
-    learner = BasicDQNLearner(
-        approximator=approximator(net, lr, device, max_grad_norm=max_grad_norm),
-        sampler=replay_sampler(n_step, gamma, batch_size, s[4]), gamma=gamma, loss=loss,
-        min_replay_history=min_replay_history, update_freq=update_freq)
-    explorer = epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps,
-                              epsilon_init=epsilon_init)
-    return dqn_experiment(learner, explorer, replay_for(env, capacity), env, eval_env,
-                          steps=steps, eval_every=eval_every, eval_episodes=eval_episodes,
-                          stop_at=stop_at, progress=progress, verbose=verbose,
-                          description=f"BasicDQN on MountainCar, seed {seed}")
+    setup = _setup(locals(), train_max_steps)
+    s = setup.seeds
+    net = q_network(setup.eval_env, hidden, normalize_state, dueling, s[2], s[5])
+    learner = BasicDQNLearner(setup.approximator(net), schedule=setup.schedule, gamma=gamma,
+                              loss=loss)
+    return setup.experiment(learner, f"BasicDQN on MountainCar, seed {seed}")
 
 
 @register("DQN (double, n-step, target network) on MountainCar")
@@ -132,16 +128,9 @@ def DQN_MountainCar(seed=0, *, steps=60_000, device="cpu", lr=2e-3, batch_size=6
     Tuned (``benchmarks/dqn_mountain_car.py``): γ = 0.995, lr 2e-3, a sync every 200 steps and
     the normalised state reach a greedy evaluation ≥ −150 on seeds 0–9 within 10,000–30,000
     steps; the previous settings (γ = 0.99, lr 1e-3, sync every 500, raw state) on 2 of 3."""
-    s, env, eval_env = _envs(seed)
-    net = q_network(env, hidden, normalize_state, dueling, s[2], s[5])
-    learner = DQNLearner(
-        approximator=approximator(net, lr, device, max_grad_norm=max_grad_norm),
-        sampler=replay_sampler(n_step, gamma, batch_size, s[4]), gamma=gamma, loss=loss,
-        min_replay_history=min_replay_history, update_freq=update_freq,
-        target_update_freq=target_update_freq, is_double=is_double)
-    explorer = epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps,
-                              epsilon_init=epsilon_init)
-    return dqn_experiment(learner, explorer, replay_for(env, capacity), env, eval_env,
-                          steps=steps, eval_every=eval_every, eval_episodes=eval_episodes,
-                          stop_at=stop_at, progress=progress, verbose=verbose,
-                          description=f"DQN on MountainCar, seed {seed}")
+    setup = _setup(locals())
+    s = setup.seeds
+    net = q_network(setup.eval_env, hidden, normalize_state, dueling, s[2], s[5])
+    learner = DQNLearner(setup.target_network(net), schedule=setup.schedule, gamma=gamma,
+                         loss=loss, is_double=is_double)
+    return setup.experiment(learner, f"DQN on MountainCar, seed {seed}")

@@ -11,9 +11,7 @@ from gymnasium import spaces
 
 from rlenvs import ActionTransformedEnv, PendulumEnv
 from rlzoo.dqns import BasicDQNLearner, QNetwork
-from rlzoo.experiments.common import (
-    approximator, dqn_experiment, epsilon_greedy, replay_for, spawn_seeds, uniform_sampler,
-)
+from rlzoo.experiments.common import ReplaySetup
 from rlzoo.experiments.registry import register
 
 __all__ = ["BasicDQN_PendulumDiscrete", "discrete_pendulum"]
@@ -37,14 +35,7 @@ def BasicDQN_PendulumDiscrete(seed=0, *, steps=50_000, device="cpu", lr=1e-3, ba
                               epsilon_decay_steps=10_000, eval_every=5000, eval_episodes=10,
                               stop_at=None, progress=False, verbose=False):
     # γ = 0.9: no target network (see BasicDQN_CartPole on divergence with larger γ)
-    s = spawn_seeds(seed, 8)
-    env, eval_env = discrete_pendulum(s[0], n_actions), discrete_pendulum(s[1], n_actions)
-    net = QNetwork(3, n_actions, hidden=(hidden, hidden), seed=s[2])
-    learner = BasicDQNLearner(
-        approximator=approximator(net, lr, device), sampler=uniform_sampler(batch_size, s[4]),
-        gamma=gamma, min_replay_history=min_replay_history, update_freq=update_freq)
-    return dqn_experiment(learner, epsilon_greedy(s[3], epsilon_stable, epsilon_decay_steps),
-                          replay_for(env, capacity), env, eval_env, steps=steps,
-                          eval_every=eval_every, eval_episodes=eval_episodes, stop_at=stop_at,
-                          progress=progress, verbose=verbose,
-                          description=f"BasicDQN on discrete-action Pendulum, seed {seed}")
+    setup = ReplaySetup(locals(), lambda seed: discrete_pendulum(seed, n_actions))
+    net = QNetwork(3, n_actions, hidden=(hidden, hidden), seed=setup.seeds[2])
+    learner = BasicDQNLearner(setup.approximator(net), schedule=setup.schedule, gamma=gamma)
+    return setup.experiment(learner, f"BasicDQN on discrete-action Pendulum, seed {seed}")

@@ -1,0 +1,44 @@
+"""What the DQN-family learners feed their networks: the env's states and sampled batches, on the
+approximator's device.
+
+Shape convention of this module: a batch axis first. One environment's state ``(*state_shape)``
+becomes ``(1, *state_shape)``; a vectorised environment's ``n`` states are already ``(n,
+*state_shape)`` (``n_envs(env) > 1``). :func:`for_env` takes the batch axis off again for one
+environment, so a learner gives ``(n_actions,)`` values for one env and ``(n, n_actions)`` for a
+vector env, which the explorer turns into one action or ``n``.
+"""
+
+import torch
+
+from rlcore import n_envs
+from rlcore.approximators.neural_network_approximator import to_device
+
+__all__ = ["env_states", "for_env", "state_values", "batch_on"]
+
+
+def env_states(approximator, env):
+    """``env.state()`` as a batch of states on the approximator's device (see the module doc)."""
+    states = to_device(env.state(), approximator.device)
+    return states if n_envs(env) > 1 else states.unsqueeze(0)
+
+
+def for_env(values, env):
+    """``values`` of :func:`env_states`' batch: the first row for one env, all for a vector env."""
+    return values if n_envs(env) > 1 else values[0]
+
+
+def batch_on(batch, device):
+    """``batch`` with every value but ``indices`` a tensor on ``device`` (numpy floats as float32,
+    as the approximator places its inputs): a sampler's numpy batch, or one on another device."""
+    if all(key == "indices" or (isinstance(value, torch.Tensor) and value.device == device)
+           for key, value in batch.items()):
+        return batch
+    return type(batch)({key: value if key == "indices" else to_device(value, device)
+                        for key, value in batch.items()})
+
+
+def state_values(approximator, env):
+    """The approximator's output for ``env``'s state (states), without gradient: ``(n_actions,)``
+    Q-values for one env, ``(n, n_actions)`` for a vector env of ``n``."""
+    with torch.no_grad():
+        return for_env(approximator(env_states(approximator, env)), env)
