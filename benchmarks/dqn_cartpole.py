@@ -25,20 +25,24 @@ ALGORITHMS = ["BasicDQN_CartPole", "DQN_CartPole", "PrioritizedDQN_CartPole", "C
               "QRDQN_CartPole", "IQN_CartPole", "REMDQN_CartPole", "Rainbow_CartPole"]
 
 
-def one_run(name, seed, steps):
+def one_run(name, seed, steps, **overrides):
     """``{threshold: (training seconds, env steps)}`` of the first evaluations >= 195 and 475."""
-    experiment = registry.make(name, seed, steps=steps, stop_at=475)
+    experiment = registry.make(name, seed, steps=steps, stop_at=475, **overrides)
     evaluation = find_hook(experiment.hook, EvaluateEveryNStep)
     reached, start = {}, time.perf_counter()
 
     def record(t, policy, env):
-        mean = evaluation.returns[-1]
+        if len(evaluation.returns) == len(reached.setdefault("seen", [])):
+            return  # no new evaluation in this (batched) step
+        reached["seen"].append(evaluation.returns[-1])
         for threshold in (195, 475):
-            if mean >= threshold and threshold not in reached:
-                reached[threshold] = (time.perf_counter() - start - evaluation.seconds, t)
+            if evaluation.returns[-1] >= threshold and threshold not in reached:
+                reached[threshold] = (time.perf_counter() - start - evaluation.seconds,
+                                      evaluation.steps[-1])
 
     run(experiment.policy, experiment.env, experiment.stop_condition,
-        experiment.hook + DoEveryNStep(record, n=evaluation.n))
+        experiment.hook + DoEveryNStep(record))
+    reached.pop("seen", None)
     return reached
 
 

