@@ -18,8 +18,16 @@ dispatch (DESIGN.md §3):
   keep one running sum per sub-environment (rules below), so they record every sub-environment's
   episodes exactly as with one environment. Hooks without such rules see batches:
   ``DoEveryNStep`` counts batched steps, ``DoEveryNEpisode`` counts every sub-environment's
-  episodes. A recording ``Agent`` needs a trajectory with one column per sub-environment; the
-  default SART recording is for single environments.
+  episodes.
+* Recording: a replay ``Agent`` records into a
+  :class:`~rlcore.trajectories.trajectory.CircularArraySARTSTrajectory` built with ``n_envs=n``
+  (rules below): ``PRE_ACT`` pushes the ``n`` states and actions, ``POST_ACT`` the ``n`` rewards,
+  flags (``truncated`` only where not terminated) and next states, where the rows of the
+  sub-environments that just ended hold their episodes' final states (``final_state(i)``;
+  ``state()`` already shows their next episodes' first states); episode stages record nothing;
+  ``POST_EXPERIMENT`` marks the last ``n`` rows truncated where not terminal. A SART trajectory
+  (one environment's layout) raises ``TypeError`` at ``PRE_ACT``; a SARTS trajectory with another
+  ``n_envs`` raises ``ValueError``. ``n_envs(vector_env)`` is ``n``.
 * The stop condition is asked once per sub-environment step, with ``vector_env[i]``: so
   ``StopAfterStep(n)`` counts environment steps across sub-environments and
   ``StopAfterEpisode(n)`` counts episodes of all sub-environments. The run ends after the batch
@@ -50,13 +58,18 @@ from gymnasium import spaces
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 
 from rlcore.dispatch import dispatch, update
-from rlcore.envs import AbstractEnv, check_action_in_space
+from rlcore.envs import AbstractEnv, check_action_in_space, n_envs
 from rlcore.hooks import StepsPerEpisode, TotalRewardPerEpisode, on_stage
+from rlcore.policies.base import AbstractPolicy
 from rlcore.run import run_loop
 from rlcore.stages import (
     POST_ACT_STAGE, POST_EPISODE_STAGE, POST_EXPERIMENT_STAGE, PRE_ACT_STAGE, PRE_EPISODE_STAGE,
-    PRE_EXPERIMENT_STAGE, PostEpisodeStage, PreEpisodeStage, PreExperimentStage,
+    PRE_EXPERIMENT_STAGE, PostActStage, PostEpisodeStage, PreActStage, PreEpisodeStage,
+    PreExperimentStage,
 )
+from rlcore.trajectories.base import AbstractTrajectory
+from rlcore.trajectories.recording import check_n_envs
+from rlcore.trajectories.trajectory import CircularArraySARTSTrajectory
 from rlcore.utils.random import make_rng
 from rlenvs.gymnasium_env import to_gymnasium
 
@@ -178,7 +191,8 @@ class MultiThreadEnv(AbstractEnv):
     ``is_terminated()`` and ``is_truncated()`` are arrays over the sub-environments for the last
     step; ``action_space()`` is the batched space and ``single_action_space()`` one
     sub-environment's. ``env[i]`` is the :class:`SubEnv` view of sub-environment ``i``;
-    ``final_state(i)`` the last state of the episode it just ended.
+    ``ended()`` the sub-environments whose episodes the last step ended and ``final_state(i)``
+    the last state of such an episode.
 
     Keyword arguments: ``mode="sync"`` (in this process) or ``"async"`` (a process each),
     ``shared_memory=True`` (async: observations through shared memory), ``context=None``
@@ -378,9 +392,19 @@ class MultiThreadEnv(AbstractEnv):
         """Array of bools: which sub-environments' last step truncated their episode."""
         return self._truncated
 
+    def ended(self):
+        """The indices (an int array, ascending) of the sub-environments whose episodes the last
+        step ended, terminated or truncated; they have already been reset."""
+        return self._ended
+
     def final_state(self, i):
         """The last state of the episode sub-environment ``i`` ended with the last step."""
         return self._final_states[i]
+
+    def check_action(self, actions, player=None):
+        """Raise ``ValueError`` naming the culprit unless ``actions`` holds one legal action
+        per sub-environment."""
+        self._check_actions(actions)
 
     def action_space(self, player=None):
         return self._action_space
@@ -544,3 +568,46 @@ def on_stage(hook, stage, policy, env):  # noqa: F811
 def on_stage(hook, stage, policy, env):  # noqa: F811
     hook.steps.append(int(hook.count[env.index]))
     hook.count[env.index] = 0
+
+
+@dispatch(MultiThreadEnv)
+def n_envs(env):  # noqa: F811
+    return env.n
+
+
+# --- recording a vectorised run: the SARTS layout, n rows per step (episode stages and
+# POST_EXPERIMENT are rlcore.trajectories.recording's rules, which serve n sub-envs as one env)
+@dispatch(CircularArraySARTSTrajectory, AbstractPolicy, MultiThreadEnv, PreActStage, object)
+def update(trajectory, policy, env, stage, actions):  # noqa: F811
+    """Push the ``n`` states and the ``n`` actions (checked first)."""
+    check_n_envs(trajectory, env)
+    env.check_action(actions)
+    trajectory.extend(state=env.state(), action=actions)
+
+
+@dispatch(CircularArraySARTSTrajectory, AbstractPolicy, MultiThreadEnv, PostActStage)
+def update(trajectory, policy, env, stage):  # noqa: F811
+    """Push the ``n`` rewards, flags and next states; a sub-environment that just ended (and
+    was reset) gets its episode's final state as next state."""
+    terminal = np.asarray(env.is_terminated(), bool)
+    next_state = env.state()
+    ended = env.ended()
+    if len(ended):
+        next_state = np.array(next_state)  # not the env's own array
+        for i in ended:
+            next_state[i] = env.final_state(int(i))
+    values = {"reward": env.reward(), "terminal": terminal,
+              "truncated": np.asarray(env.is_truncated(), bool) & ~terminal,
+              "next_state": next_state}
+    priority = trajectory.traces.get("priority")
+    if priority is not None:
+        values["priority"] = np.full(env.n, priority.max_priority)
+    trajectory.extend(**values)
+
+
+@dispatch(AbstractTrajectory, AbstractPolicy, MultiThreadEnv, PreActStage, object)
+def update(trajectory, policy, env, stage, actions):  # noqa: F811
+    """A SART trajectory records one environment: refuse a vectorised one."""
+    raise TypeError(f"{type(trajectory).__name__} records one environment (SART layout); "
+                    f"{env!r} steps {env.n} sub-environments that reset themselves: use "
+                    f"CircularArraySARTSTrajectory(capacity, n_envs={env.n}, ...)")

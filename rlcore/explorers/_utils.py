@@ -2,7 +2,9 @@
 
 Values and masks arrive as lists, numpy arrays or torch tensors; each is converted once to a
 Python list, because for the 2 to 18 actions of a typical environment pure-Python ``max`` and
-``list.index`` are several times faster than numpy calls.
+``list.index`` are several times faster than numpy calls. A batch of values
+``(batch, n_actions)`` (one row per sub-environment) is instead handled as numpy arrays, every
+row at once (``is_batch``, ``as_mask_rows``, ``greedy_rows``, ``pick_rows``).
 """
 
 
@@ -10,7 +12,7 @@ import numpy as np
 import torch
 
 __all__ = ["as_list", "as_array", "legal_indices", "greedy_action", "greedy_set",
-           "softmax", "as_mask_array"]
+           "softmax", "as_mask_array", "is_batch", "as_mask_rows", "greedy_rows", "pick_rows"]
 
 
 def as_list(values, name="values"):
@@ -68,6 +70,51 @@ def as_mask_array(mask, n):
     if not flags.any():
         raise ValueError(f"mask {flags.tolist()!r} allows no action")
     return flags
+
+
+def is_batch(values):
+    """Whether ``values`` is a 2-D numpy array or torch tensor, a batch ``(batch, n_actions)``."""
+    if type(values) is np.ndarray:
+        return values.ndim == 2
+    return isinstance(values, torch.Tensor) and values.dim() == 2
+
+
+def as_mask_rows(mask, shape):
+    """The boolean ``mask`` as a numpy array of ``shape`` ``(batch, n_actions)``, each row with
+    at least one true entry."""
+    if isinstance(mask, torch.Tensor):
+        mask = mask.detach().cpu().numpy()
+    flags = np.asarray(mask, dtype=bool)
+    if flags.shape != shape:
+        raise ValueError(f"mask must have shape {shape} to match the values, got {flags.shape}")
+    empty = np.flatnonzero(~flags.any(axis=1))
+    if len(empty):
+        raise ValueError(f"mask row {empty[0]} ({flags[empty[0]].tolist()!r}) allows no action")
+    return flags
+
+
+def greedy_rows(values, legal):
+    """The maximal entries of each row of ``values`` among ``legal`` (both ``(batch, n)``), as a
+    boolean array: NaN entries are ignored, unless a row's legal entries are all NaN, when all of
+    them are maximal (as :func:`greedy_set`, row by row)."""
+    candidates = legal & ~np.isnan(values)
+    all_nan = ~candidates.any(axis=1)
+    if all_nan.any():
+        candidates[all_nan] = legal[all_nan]
+    best = np.where(candidates, values, -np.inf).max(axis=1, keepdims=True)
+    ties = candidates & (values == best)
+    if all_nan.any():
+        ties[all_nan] = candidates[all_nan]
+    return ties
+
+
+def pick_rows(flags, u):
+    """For each row of the boolean ``flags`` (at least one true entry), the index of its
+    ``floor(u · count)``-th true entry, ``u`` in [0, 1) per row: a uniform choice among them
+    (the first when ``u == 0``)."""
+    counts = flags.sum(axis=1)
+    rank = np.minimum((u * counts).astype(np.int64), counts - 1)  # u·count rounding up to count
+    return np.argmax(np.cumsum(flags, axis=1) > rank[:, None], axis=1)
 
 
 def greedy_set(values, legal=None):

@@ -2,6 +2,12 @@
 
 Reference: ReinforcementLearning.jl, ``explorers/epsilon_greedy_explorer.jl``; Sutton & Barto
 (2018), section 2.2. Action indices are 0-based.
+
+Shape convention: ``values`` of shape ``(n_actions,)`` (list, numpy array or torch tensor) give
+one action, an ``int``; a batch of shape ``(batch, n_actions)`` (numpy array or torch tensor; one
+row per sub-environment of a vectorised environment) gives an ``int64`` numpy array of shape
+``(batch,)``, row ``k`` choosing as one call would (ε of step ``step + k``, so the schedule
+advances once per env step). A ``mask`` has the shape of ``values``.
 """
 
 import math
@@ -9,7 +15,10 @@ import math
 import attrs
 import numpy as np
 
-from rlcore.explorers._utils import as_list, greedy_action, greedy_set, legal_indices
+from rlcore.explorers._utils import (
+    as_array, as_list, as_mask_rows, greedy_action, greedy_rows, greedy_set, is_batch,
+    legal_indices, pick_rows,
+)
 from rlcore.explorers.base import AbstractExplorer
 from rlcore.utils.random import make_rng
 from rlcore.utils.validators import boolean, non_negative_int, one_of, real_in
@@ -37,7 +46,9 @@ class EpsilonGreedyExplorer(AbstractExplorer):
 
     Each call in training mode uses ε of the current step, then increments ``step``. In test
     mode (``is_training=False``) ε is 0 (greedy, ties still broken at random) and ``step`` does
-    not move.
+    not move. A batch ``(batch, n_actions)`` (see the module docstring) is one step per row:
+    row ``k`` uses ε of ``step + k`` and ``step`` advances by ``batch``; its random numbers
+    differ from ``batch`` single calls (it draws them for all rows at once).
 
     Keyword arguments: ``epsilon_stable`` (required, in [0, 1]); ``kind="linear"`` or ``"exp"``;
     ``epsilon_init=1.0`` (in [0, 1]); ``warmup_steps=0``; ``decay_steps=0``; ``step=1``;
@@ -52,6 +63,8 @@ class EpsilonGreedyExplorer(AbstractExplorer):
     True
     >>> explorer.step
     2
+    >>> explorer(np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 3.0]])).shape, explorer.step
+    ((3,), 5)
     """
 
     epsilon_stable: float = attrs.field(validator=real_in(0, 1))
@@ -93,6 +106,8 @@ class EpsilonGreedyExplorer(AbstractExplorer):
         return self.get_epsilon()
 
     def __call__(self, values, mask=None):
+        if is_batch(values):
+            return self._call_batch(values, mask)
         values = as_list(values)
         if self.is_training:
             epsilon = self.epsilon_at(self.step)
@@ -107,6 +122,17 @@ class EpsilonGreedyExplorer(AbstractExplorer):
         if legal is None:
             return int(rng.random() * len(values))
         return legal[int(rng.random() * len(legal))]
+
+    def _call_batch(self, values, mask):
+        values = as_array(values, ndim=2)
+        legal = _legal_rows(mask, values.shape)  # validated before the step moves
+        batch = len(values)
+        if self.is_training:
+            epsilon = np.array([self.epsilon_at(self.step + k) for k in range(batch)])
+            self.step += batch
+        else:
+            epsilon = np.zeros(batch)
+        return _epsilon_greedy_rows(values, legal, epsilon, self.rng, self.is_break_tie)
 
     def prob(self, values, mask=None):
         """The probability of each action under the current ε (the step does not move)."""
@@ -139,6 +165,8 @@ class GreedyExplorer(AbstractExplorer):
 
     >>> GreedyExplorer(seed=0)([0.0, 2.0, 1.0])
     1
+    >>> GreedyExplorer(seed=0)(np.array([[0.0, 2.0, 1.0], [3.0, 2.0, 1.0]])).tolist()
+    [1, 0]
     """
 
     is_break_tie: bool = attrs.field(default=True, validator=boolean)
@@ -150,6 +178,10 @@ class GreedyExplorer(AbstractExplorer):
         self.rng = make_rng(self.rng, self.seed)
 
     def __call__(self, values, mask=None):
+        if is_batch(values):
+            values = as_array(values, ndim=2)
+            return _epsilon_greedy_rows(values, _legal_rows(mask, values.shape), None, self.rng,
+                                       self.is_break_tie)
         values = as_list(values)
         legal = None if mask is None else legal_indices(mask, len(values))
         return greedy_action(values, legal, self.rng, self.is_break_tie)
@@ -164,3 +196,31 @@ class GreedyExplorer(AbstractExplorer):
         else:
             probs[ties[0]] = 1.0
         return probs
+
+
+def _legal_rows(mask, shape):
+    """The legal actions of a batch as booleans of ``shape``: all when ``mask`` is ``None``."""
+    return np.ones(shape, bool) if mask is None else as_mask_rows(mask, shape)
+
+
+def _epsilon_greedy_rows(values, legal, epsilon, rng, break_tie):
+    """ε-greedy actions of a batch: an ``int64`` array ``(batch,)``.
+
+    ``values`` is a float array ``(batch, n_actions)``, ``legal`` booleans of that shape (at
+    least one true per row), ``epsilon`` the ε of each row (``None``: greedy, no coin drawn).
+    Row ``k`` explores when a coin ``u_k < ε_k`` and then takes a uniformly random legal action;
+    otherwise a maximal legal value (NaN never, unless all legal values are NaN), a uniformly
+    random one among ties when ``break_tie``, else the first.
+    """
+    batch = len(values)
+    ties = greedy_rows(values, legal)
+    u = rng.random(batch)  # which legal action (exploring rows) or which tie (the others)
+    if epsilon is None:
+        choices = ties
+        explore = np.zeros(batch, bool)
+    else:
+        explore = rng.random(batch) < epsilon
+        choices = np.where(explore[:, None], legal, ties)
+    if not break_tie:
+        u[~explore] = 0.0  # the first maximal action
+    return pick_rows(choices, u).astype(np.int64)

@@ -1,7 +1,8 @@
 """Trajectories, their buffers, the sum tree, samplers and the default recording rules.
 
 After ReinforcementLearningCore.jl v0.10 (``src/policies/agents/trajectories/``). A trajectory is
-a named set of traces (buffers); the named constructors build the SART layouts of RL.jl, the
+a named set of traces (buffers); the named constructors build the SART layouts of RL.jl (and the
+SARTS layout, one row per transition with its next state, for vectorised environments), the
 ``update(trajectory, policy, env, stage)`` rules of :mod:`rlcore.trajectories.recording` fill
 them during a run, and the samplers draw contiguous batches for learners.
 
@@ -26,13 +27,14 @@ from rlcore.trajectories.samplers import Batch, BatchSampler, NStepBatchSampler
 from rlcore.trajectories.schedule import ReplaySchedule
 from rlcore.trajectories.sum_tree import SumTree
 from rlcore.trajectories.trajectory import (
-    CircularArrayPSARTTrajectory, CircularArraySARTTrajectory, CircularArraySLARTTrajectory,
-    ElasticSARTTrajectory, Trajectory, VectorSARTTrajectory,
+    CircularArrayPSARTTrajectory, CircularArraySARTSTrajectory, CircularArraySARTTrajectory,
+    CircularArraySLARTTrajectory, ElasticSARTTrajectory, Trajectory, VectorSARTTrajectory,
 )
 
 __all__ = [
     "AbstractTrajectory", "Trajectory", "CircularArraySARTTrajectory",
-    "CircularArraySLARTTrajectory", "CircularArrayPSARTTrajectory", "VectorSARTTrajectory",
+    "CircularArraySLARTTrajectory", "CircularArrayPSARTTrajectory", "CircularArraySARTSTrajectory",
+    "VectorSARTTrajectory",
     "ElasticSARTTrajectory", "AbstractBuffer", "CircularArrayBuffer", "ElasticArrayBuffer",
     "VectorBuffer", "FrameStackBuffer", "SumTree", "Batch", "BatchSampler", "NStepBatchSampler",
     "ReplaySchedule",

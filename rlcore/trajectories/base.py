@@ -15,10 +15,15 @@ class AbstractTrajectory(abc.ABC):
 
     Subclasses call ``super().__init__(**traces)`` with buffers (or override the ``traces``
     property); everything below is built on the ``traces`` dict. ``traj["state"]`` is the state
-    trace, ``traj.push(state=..., action=...)`` validates every value before pushing any,
+    trace, ``traj.push(state=..., action=...)`` validates every value before pushing any (and
+    ``traj.extend(state=states, action=actions)`` pushes ``k`` rows to each trace likewise),
     ``len(traj)`` is the length of the ``terminal`` trace when there is one (the number of
-    recorded steps), else of the shortest trace.
+    recorded steps), else of the shortest trace. ``n_envs`` is the stride between consecutive
+    rows of one environment: 1 here; a trajectory recording ``n`` sub-environments row by row
+    (:class:`~rlcore.trajectories.trajectory.CircularArraySARTSTrajectory`) sets it to ``n``.
     """
+
+    n_envs = 1
 
     def __init__(self, **traces):
         if not traces:
@@ -70,6 +75,23 @@ class AbstractTrajectory(abc.ABC):
             checked.append((trace, trace.check(value)))
         for trace, value in checked:
             trace.push(value)
+
+    def extend(self, **values):
+        """Push ``k`` rows to each named trace (each value of shape ``(k, *element_shape)``, the
+        same ``k`` for all); every value is validated before any is pushed."""
+        checked = []
+        for name, value in values.items():
+            trace = self[name]
+            if not hasattr(trace, "extend"):
+                raise TypeError(f"trace {name!r} ({type(trace).__name__}) cannot be extended by "
+                                f"several rows at once")
+            checked.append((name, trace, trace.check_rows(value)))
+        counts = {name: len(rows) for name, _, rows in checked}
+        if len(set(counts.values())) > 1:
+            raise ValueError(f"extend needs the same number of rows for every trace, got "
+                             f"{counts}")
+        for _, trace, rows in checked:
+            trace.extend(rows)
 
     def pop(self, *names):
         """Pop the newest element of the named traces (all if none); return ``{name: value}``."""

@@ -8,6 +8,12 @@ Shape convention: a buffer holds elements of one fixed ``shape`` (``()`` for sca
 ``0`` is the oldest element held, ``-1`` the newest. ``physical(indices)`` maps logical indices to
 rows of ``data`` for vectorised gathers, ``buffer.data[buffer.physical(idx)]``.
 
+A ring (``CircularArrayBuffer``, ``SumTree``, ``FrameStackBuffer``) keeps its elements in
+storage rows ``start, start + 1, ...`` wrapped at ``capacity``; :func:`ring_row`, :func:`ring_rows`
+and :func:`ring_logical` are that index arithmetic, written once for all three.
+``CircularArrayBuffer.extend(xs)`` (and ``SumTree.extend``) appends ``k`` elements at once, ``xs``
+of shape ``(k, *shape)``, the element axis first.
+
 Every buffer also counts positions in the *stream* of values pushed since creation or the last
 ``clear()`` (a ``pop`` takes one back): ``first_index`` is the stream position of the oldest
 element held and ``end_index`` one past the newest. Traces of a trajectory that overwrite their
@@ -19,7 +25,8 @@ import reprlib
 
 import numpy as np
 
-__all__ = ["AbstractBuffer", "CircularArrayBuffer", "ElasticArrayBuffer", "VectorBuffer"]
+__all__ = ["AbstractBuffer", "CircularArrayBuffer", "ElasticArrayBuffer", "VectorBuffer",
+           "ring_row", "ring_rows", "ring_logical"]
 
 _INT_TYPES = (int, bool, np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
               np.uint32, np.uint64)
@@ -56,6 +63,40 @@ def _as_shape(shape):
     if any(n < 0 for n in shape):
         raise ValueError(f"shape must have non-negative sizes, got {shape!r}")
     return shape
+
+
+def ring_row(start, i, capacity):
+    """The storage row of logical index ``i`` in a ring of ``capacity`` rows starting at row
+    ``start``: ``(start + i) mod capacity``, for ``0 <= start < capacity`` and
+    ``0 <= i <= capacity`` (one subtraction, no division).
+
+    >>> ring_row(3, 0, 4), ring_row(3, 1, 4), ring_row(3, 4, 4)
+    (3, 0, 3)
+    """
+    row = start + i
+    return row - capacity if row >= capacity else row
+
+
+def ring_rows(start, indices, capacity):
+    """:func:`ring_row` of each entry of the int array ``indices`` (a new array).
+
+    >>> ring_rows(3, np.arange(4), 4).tolist()
+    [3, 0, 1, 2]
+    """
+    rows = indices + start
+    rows[rows >= capacity] -= capacity
+    return rows
+
+
+def ring_logical(start, rows, capacity):
+    """The inverse of :func:`ring_rows`: logical indices of the storage ``rows`` (a new array).
+
+    >>> ring_logical(3, np.array([3, 0, 1, 2]), 4).tolist()
+    [0, 1, 2, 3]
+    """
+    logical = rows - start
+    logical[logical < 0] += capacity
+    return logical
 
 
 def _as_capacity(capacity):
@@ -186,6 +227,25 @@ def _check_element(buffer, x):
     return arr
 
 
+def _check_rows(buffer, xs):
+    """``xs`` as an array of ``k`` elements, shape ``(k, *shape)``, ready for ``extend``."""
+    if not (type(xs) is np.ndarray and xs.dtype is buffer.dtype):
+        try:
+            arr = np.asarray(xs)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"cannot store {_short(xs)} as rows of a buffer of element shape "
+                             f"{buffer.shape} and dtype {buffer.dtype}: {e}") from None
+        if not np.can_cast(arr.dtype, buffer.dtype, casting="same_kind"):
+            raise TypeError(f"cannot store {_short(xs)} (dtype {arr.dtype}) in a buffer of "
+                            f"dtype {buffer.dtype} and element shape {buffer.shape}: not a "
+                            f"'same_kind' cast")
+        xs = arr
+    if xs.ndim != len(buffer.shape) + 1 or xs.shape[1:] != buffer.shape:
+        raise ValueError(f"cannot store {_short(xs)} (shape {xs.shape}) as rows of a buffer of "
+                         f"element shape {buffer.shape}: expected shape (k, *{buffer.shape})")
+    return xs
+
+
 def _set_logical(buffer, indices, value):
     """``buffer[indices] = value`` for the numpy-backed buffers, validated before writing."""
     p = buffer._physical_unchecked(buffer._logical(indices))
@@ -282,27 +342,47 @@ class CircularArrayBuffer(AbstractBuffer):
         n = self._len
         cap = self.capacity
         if n < cap:
-            i = self._start + n
-            if i >= cap:
-                i -= cap
-            self.data[i] = x
+            self.data[ring_row(self._start, n, cap)] = x
             self._len = n + 1
         else:
             i = self._start
             self.data[i] = x
-            i += 1
-            self._start = i if i < cap else 0
+            self._start = ring_row(i, 1, cap)
         self._end += 1
+
+    def check_rows(self, xs):
+        """Return ``xs`` as an array of shape ``(k, *shape)`` ready for :meth:`extend`, or raise.
+
+        ``ValueError`` for another shape or ``k > capacity`` (the rows would overwrite each
+        other), ``TypeError`` for a dtype that is not a ``'same_kind'`` cast (as :meth:`check`).
+        """
+        xs = _check_rows(self, xs)
+        if len(xs) > self.capacity:
+            raise ValueError(f"cannot extend a CircularArrayBuffer of capacity {self.capacity} "
+                             f"by {len(xs)} rows at once (at most {self.capacity})")
+        return xs
+
+    def extend(self, xs):
+        """Append the ``k`` elements ``xs`` (shape ``(k, *shape)``, oldest first), overwriting the
+        oldest when full; ``k <= capacity``. Validated before writing: unchanged on error."""
+        xs = self.check_rows(xs)
+        k, n, cap = len(xs), self._len, self.capacity
+        first = ring_row(self._start, n, cap)
+        self.data[ring_rows(first, np.arange(k), cap)] = xs
+        overflow = n + k - cap
+        if overflow > 0:
+            self._start = ring_row(self._start, overflow, cap)
+            self._len = cap
+        else:
+            self._len = n + k
+        self._end += k
 
     def pop(self):
         """Remove and return the newest element (a copy)."""
         n = self._len
         if n == 0:
             raise IndexError("pop from an empty CircularArrayBuffer")
-        i = self._start + n - 1
-        if i >= self.capacity:
-            i -= self.capacity
-        x = self.data[i].copy()
+        x = self.data[ring_row(self._start, n - 1, self.capacity)].copy()
         self._len = n - 1
         self._end -= 1
         return x
@@ -320,17 +400,12 @@ class CircularArrayBuffer(AbstractBuffer):
 
     def _physical_unchecked(self, indices):
         if isinstance(indices, int):
-            i = self._start + indices
-            return i - self.capacity if i >= self.capacity else i
-        p = indices + self._start
-        p[p >= self.capacity] -= self.capacity
-        return p
+            return ring_row(self._start, indices, self.capacity)
+        return ring_rows(self._start, indices, self.capacity)
 
     def gather(self, indices):
         """Elements at non-negative in-range logical ``indices`` (int array), as a new array."""
-        p = indices + self._start
-        p[p >= self.capacity] -= self.capacity
-        return self.data[p]
+        return self.data[ring_rows(self._start, indices, self.capacity)]
 
     def to_array(self):
         """A copy of the elements in logical order, shape ``(len, *shape)``."""

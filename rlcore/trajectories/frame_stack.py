@@ -32,7 +32,7 @@ import numpy as np
 
 from rlcore.trajectories.buffers import (
     AbstractBuffer, CircularArrayBuffer, _array_array, _array_check, _as_capacity, _as_shape,
-    _dummy_element, _init_element,
+    _dummy_element, _init_element, ring_row,
 )
 
 __all__ = ["FrameStackBuffer"]
@@ -194,7 +194,7 @@ class FrameStackBuffer(AbstractBuffer):
             self._len = n + 1
         else:
             self.positions[self._start] = row
-            self._start = self._start + 1 if self._start + 1 < cap else 0
+            self._start = ring_row(self._start, 1, cap)
         self._end += 1
         if not self._warned and self._len >= max(min(cap, 1000), 4 * depth):
             self._warn_if_unshared()
@@ -243,8 +243,7 @@ class FrameStackBuffer(AbstractBuffer):
         return np.array_equal(bits[:-1], newest)
 
     def _slot(self, i):
-        i += self._start
-        return i - self.capacity if i >= self.capacity else i
+        return ring_row(self._start, i, self.capacity)
 
     def _stack_frames(self, slots):
         return self.frames[self.positions[slots] % len(self.frames)]

@@ -1,9 +1,11 @@
-"""The default recording rules: what a SART trajectory records at each stage (DESIGN.md §4).
+"""The default recording rules: what a trajectory records at each stage (DESIGN.md §4).
 
 Reference: ReinforcementLearningCore.jl v0.10, ``src/policies/agents/agent.jl`` (the
-``update!(trajectory, policy, env, stage)`` methods), extended with a ``truncated`` trace.
+``update!(trajectory, policy, env, stage)`` methods), extended with a ``truncated`` trace; the
+SARTS rules after RL.jl v0.11's ``CircularArraySARTSTraces`` (ReinforcementLearningTrajectories.jl).
 
-Layout (shape convention of :mod:`rlcore.trajectories.trajectory`): ``state``/``action`` are one
+SART layout (every trajectory but the SARTS one; shape convention of
+:mod:`rlcore.trajectories.trajectory`), for one environment: ``state``/``action`` are one
 longer than ``reward``/``terminal``/``truncated`` between episodes and after ``PreAct``, equal after
 ``PostAct``.
 
@@ -23,22 +25,40 @@ longer than ``reward``/``terminal``/``truncated`` between episodes and after ``P
   the current state and a dummy action, so the last transition is complete.
 * Other stages: nothing.
 
-Every rule validates all of its values before pushing any, so a bad value leaves the trajectory
-as it was.
+A SART trajectory cannot record a vectorised environment (``rlenvs.MultiThreadEnv``, whose
+sub-environments reset themselves): its ``PreActStage`` raises ``TypeError`` there (rule in
+:mod:`rlenvs.vector_env`).
+
+SARTS layout (:class:`~rlcore.trajectories.trajectory.CircularArraySARTSTrajectory`, one row per
+transition with its next state), for one environment; :mod:`rlenvs.vector_env` adds the
+``PreAct``/``PostAct`` rules of a vectorised one (``n`` rows per step), the others serve both:
+
+* ``PreActStage``: push ``state=env.state()`` and ``action`` (checked with ``env.check_action``).
+* ``PostActStage``: push ``reward``, ``terminal``, ``truncated`` (as above), ``next_state=
+  env.state()`` (one environment is not reset automatically, so this is the true next state,
+  the final one at an episode's end) and the current max priority when prioritized.
+* ``PostExperimentStage``: the last ``n_envs`` rows, if complete, are marked truncated where not
+  terminal: the run cut them, and an n-step window must not run past them.
+* Episode stages and the others: nothing.
+
+A SARTS trajectory whose ``n_envs`` differs from ``n_envs(env)`` raises ``ValueError`` at
+``PreActStage``. Every rule validates all of its values before pushing any, so a bad value leaves
+the trajectory as it was.
 """
 
 import numpy as np
 
 from rlcore.dispatch import dispatch, update
-from rlcore.envs.base import AbstractEnv
+from rlcore.envs.base import AbstractEnv, n_envs
 from rlcore.policies.base import AbstractPolicy
 from rlcore.stages import (
     AbstractStage, PostActStage, PostEpisodeStage, PostExperimentStage, PreActStage,
     PreEpisodeStage,
 )
 from rlcore.trajectories.base import AbstractTrajectory
+from rlcore.trajectories.trajectory import CircularArraySARTSTrajectory
 
-__all__ = ["update"]
+__all__ = ["update", "check_n_envs"]
 
 
 @dispatch(AbstractTrajectory, AbstractPolicy, AbstractEnv, AbstractStage)
@@ -139,3 +159,57 @@ def _push_final(traces, env):
         mask_trace.push(m)
     state_trace.push(s)
     action_trace.push(a)
+
+
+# --- the SARTS layout, one environment: one rule per stage (a catch-all on the SARTS type would
+# be ambiguous against the per-stage rules above)
+
+def check_n_envs(trajectory, env):
+    """Raise ``ValueError`` unless ``trajectory.n_envs == n_envs(env)``, naming both."""
+    n = n_envs(env)
+    if trajectory.n_envs != n:
+        raise ValueError(f"{type(trajectory).__name__} was built with n_envs="
+                         f"{trajectory.n_envs} but n_envs({env!r}) is {n}: build it with "
+                         f"n_envs={n}")
+
+
+@dispatch(CircularArraySARTSTrajectory, AbstractPolicy, AbstractEnv, PreEpisodeStage)
+def update(trajectory, policy, env, stage):  # noqa: F811
+    """Nothing: every row holds its own next state, there is no pair to close."""
+
+
+@dispatch(CircularArraySARTSTrajectory, AbstractPolicy, AbstractEnv, PreActStage, object)
+def update(trajectory, policy, env, stage, action):  # noqa: F811
+    """Push the current state and the chosen action (checked against the env first)."""
+    check_n_envs(trajectory, env)
+    env.check_action(action)
+    trajectory.push(state=env.state(), action=action)
+
+
+@dispatch(CircularArraySARTSTrajectory, AbstractPolicy, AbstractEnv, PostActStage)
+def update(trajectory, policy, env, stage):  # noqa: F811
+    """Push the reward, the flags and the next state (the env's state now) of the step."""
+    terminal = bool(env.is_terminated())
+    values = {"reward": env.reward(), "terminal": terminal,
+              "truncated": not terminal and bool(env.is_truncated()), "next_state": env.state()}
+    priority = trajectory.traces.get("priority")
+    if priority is not None:
+        values["priority"] = priority.max_priority
+    trajectory.push(**values)
+
+
+@dispatch(CircularArraySARTSTrajectory, AbstractPolicy, AbstractEnv, PostEpisodeStage)
+def update(trajectory, policy, env, stage):  # noqa: F811
+    """Nothing: the final state was recorded as the last row's ``next_state``."""
+
+
+@dispatch(CircularArraySARTSTrajectory, AbstractPolicy, AbstractEnv, PostExperimentStage)
+def update(trajectory, policy, env, stage):  # noqa: F811
+    """Mark the last step's rows (``n_envs`` of them) truncated where not terminal: the run
+    cut those episodes."""
+    # One rule for one env and for n sub-envs: the newest n_envs rows are the last step's.
+    traces = trajectory.traces
+    n, terminal, truncated = trajectory.n_envs, traces["terminal"], traces["truncated"]
+    if len(terminal) < n or traces["next_state"].end_index != traces["state"].end_index:
+        return  # no complete step yet
+    truncated[-n:] = np.logical_or(truncated[-n:], np.logical_not(terminal[-n:]))

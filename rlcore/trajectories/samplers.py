@@ -1,4 +1,4 @@
-"""Samplers: draw a batch of transitions from a SART trajectory into contiguous arrays.
+"""Samplers: draw a batch of transitions from a SART or SARTS trajectory into contiguous arrays.
 
 Reference: ReinforcementLearningCore.jl v0.10, ``src/policies/agents/trajectories/samplers.jl``
 (``BatchSampler``, ``NStepBatchSampler``); n-step returns as in Sutton & Barto (2018) §7.1.
@@ -9,8 +9,12 @@ Shape convention: every array of a :class:`Batch` has the batch axis first, ``(b
 torch tensor on it, moved once.
 
 A transition ``i`` (a logical index of the ``reward`` trace) can be sampled when its next state
-``state[i + 1]`` has been recorded and it is not a padding step (``terminal`` and ``truncated``
-both set, see :mod:`rlcore.trajectories.recording`). When the trajectory has a ``priority`` trace
+has been recorded and it is not a padding step (``terminal`` and ``truncated`` both set, see
+:mod:`rlcore.trajectories.recording`). Its next state is ``state[i + 1]`` in the SART layout and
+``next_state[i]`` in the SARTS layout (a trajectory with a ``next_state`` trace, see
+:mod:`rlcore.trajectories.trajectory`): :func:`_next_states` says which, and both samplers read
+both layouts through it. The rows of one environment are ``trajectory.n_envs`` apart (1 in the
+SART layout), so an n-step window steps by that stride. When the trajectory has a ``priority`` trace
 (a :class:`~rlcore.trajectories.sum_tree.SumTree`), transitions are drawn with probability
 ``priority / total`` and the batch also holds ``indices``, ``priorities`` and ``probabilities``.
 """
@@ -85,11 +89,23 @@ def _gather(trace, absolute):
     return trace.gather(absolute - trace.first_index)
 
 
+def _next_states(traces):
+    """Where next states are: ``(trace, offset)``, the next state of the transition at stream
+    position ``i`` being ``trace`` at ``i + offset``: ``(next_state, 0)`` in the SARTS layout,
+    ``(state, 1)`` in the SART layout."""
+    next_state = traces.get("next_state")
+    if next_state is not None:
+        return next_state, 0
+    return traces["state"], 1
+
+
 def _valid_range(traces):
     """The stream positions ``[lo, hi)`` of the transitions whose next state is recorded."""
     state, reward = traces["state"], traces["reward"]
-    lo = max(reward.first_index, state.first_index, traces["action"].first_index)
-    hi = min(reward.end_index, state.end_index - 1)
+    next_trace, offset = _next_states(traces)
+    lo = max(reward.first_index, state.first_index, traces["action"].first_index,
+             next_trace.first_index - offset)
+    hi = min(reward.end_index, next_trace.end_index - offset)
     return lo, hi
 
 
@@ -174,15 +190,19 @@ def _finish(batch, traces, absolute, priorities, total, device):
     return batch if device is None else batch.to(device)
 
 
-def _sart(traces, absolute, next_absolute):
-    """The keys common to both samplers (``reward``/``terminal`` are filled by the caller)."""
+def _sart(traces, absolute, last):
+    """The keys common to both samplers for transitions at stream positions ``absolute`` whose
+    windows end at ``last`` (the next state is the one of ``last``; ``reward``/``terminal`` are
+    filled by the caller)."""
+    next_trace, offset = _next_states(traces)
     batch = Batch(state=_gather(traces["state"], absolute),
                   action=_gather(traces["action"], absolute))
     mask = traces.get("legal_actions_mask")
     if mask is not None:
+        # the SART layout: the mask of the next state is the next row's
         batch["legal_actions_mask"] = _gather(mask, absolute)
-        batch["next_legal_actions_mask"] = _gather(mask, next_absolute)
-    batch["next_state"] = _gather(traces["state"], next_absolute)
+        batch["next_legal_actions_mask"] = _gather(mask, last + offset)
+    batch["next_state"] = _gather(next_trace, last + offset)
     return batch
 
 
@@ -222,7 +242,7 @@ class BatchSampler:
         """A :class:`Batch` of ``batch_size`` transitions of ``trajectory``."""
         traces = trajectory.traces
         absolute, priorities, total = _draw(traces, self.batch_size, self.rng)
-        batch = _sart(traces, absolute, absolute + 1)
+        batch = _sart(traces, absolute, absolute)
         batch["reward"] = _gather(traces["reward"], absolute)
         batch["terminal"] = _gather(traces["terminal"], absolute)
         truncated = traces.get("truncated")
@@ -242,10 +262,13 @@ class NStepBatchSampler:
     Reference: RL.jl ``NStepBatchSampler``; Sutton & Barto (2018) §7.1.
 
     For a drawn step ``i`` the batch holds ``reward = Σ_{j<k} γ^j r_{i+j}``, summed over
-    ``k <= n`` steps: the window stops after the first step that is terminal or truncated (the
-    end of the episode) and at the newest step whose next state is recorded. ``terminal`` is
-    True iff a terminal step lies in the window, ``next_state = state[i + k]`` (for a truncated
-    episode, the true final state kept by the padding step), ``discount = γ^k`` (float32), so a
+    ``k <= n`` steps of the same environment: the window stops after the first step that is
+    terminal or truncated (the end of the episode) and at the newest step whose next state is
+    recorded. ``terminal`` is True iff a terminal step lies in the window, ``next_state`` is the
+    next state of the window's last step: ``state[i + k]`` in the SART layout (for a truncated
+    episode, the true final state kept by the padding step), ``next_state[i + (k - 1)·s]`` in
+    the SARTS layout, whose window walks the rows ``i, i + s, i + 2s, ...`` of one
+    sub-environment (``s = trajectory.n_envs``). ``discount = γ^k`` (float32), so a
     learner's target is ``reward + discount * (1 - terminal) * V(next_state)``. ``truncated``
     says whether the window ended at a truncated step.
 
@@ -285,6 +308,7 @@ class NStepBatchSampler:
         traces = trajectory.traces
         absolute, priorities, total = _draw(traces, self.batch_size, self.rng)
         _, hi = _valid_range(traces)
+        stride = trajectory.n_envs  # rows of one environment are this far apart
         reward_trace, terminal_trace = traces["reward"], traces["terminal"]
         truncated_trace = traces.get("truncated")
         size = len(absolute)
@@ -295,7 +319,7 @@ class NStepBatchSampler:
         alive = np.ones(size, bool)
         weight = 1.0
         for k in range(self.n):
-            position = absolute + k
+            position = absolute + k * stride
             alive &= position < hi
             if not alive.any():
                 break
@@ -312,7 +336,7 @@ class NStepBatchSampler:
             truncated |= alive & c & ~t
             alive &= ~(t | c)
             weight *= self.gamma
-        batch = _sart(traces, absolute, absolute + steps)
+        batch = _sart(traces, absolute, absolute + (steps - 1) * stride)
         batch["reward"] = n_step_return.astype(np.float32)
         batch["terminal"] = terminal
         batch["truncated"] = truncated

@@ -14,15 +14,26 @@ import math
 
 import numpy as np
 
-from rlcore.trajectories.buffers import AbstractBuffer, _as_capacity, _short
+from rlcore.trajectories.buffers import (
+    AbstractBuffer, _as_capacity, _short, ring_logical, ring_row, ring_rows,
+)
 
 __all__ = ["SumTree"]
+
+
+def _check_priorities(pr):
+    """Return the float64 array ``pr``, or raise naming the first priority not finite and >= 0."""
+    if pr.size and (not np.all(np.isfinite(pr)) or pr.min() < 0):
+        bad = pr[~(np.isfinite(pr) & (pr >= 0))][0]
+        raise ValueError(f"priorities must be finite and >= 0, got {float(bad)!r}")
+    return pr
 
 
 class SumTree(AbstractBuffer):
     """A fixed-capacity circular buffer of non-negative priorities backed by a sum tree.
 
-    ``push(p)`` appends a priority (overwriting the oldest when full), ``total`` is the sum of
+    ``push(p)`` appends a priority (overwriting the oldest when full), ``extend(priorities)``
+    appends several at once (vectorised), ``total`` is the sum of
     the priorities held, ``sample(rng, n)`` draws ``n`` logical indices independently with
     probability ``priority / total``, and ``update(indices, priorities)`` sets priorities; both are
     vectorised. ``max_priority`` is the largest priority ever stored (at least
@@ -110,26 +121,51 @@ class SumTree(AbstractBuffer):
         p = self._check_priority(p)
         n, cap = self._len, self.capacity
         if n < cap:
-            row = self._start + n
-            if row >= cap:
-                row -= cap
+            row = ring_row(self._start, n, cap)
             self._len = n + 1
         else:
             row = self._start
-            self._start = row + 1 if row + 1 < cap else 0
+            self._start = ring_row(row, 1, cap)
         self._set_leaf(row, p)
         self._end += 1
         if p > self.max_priority:
             self.max_priority = p
+
+    def check_rows(self, priorities):
+        """Return ``priorities`` as a 1-D float64 array ready for :meth:`extend`, or raise
+        unless they are at most ``capacity`` finite numbers >= 0."""
+        pr = np.asarray(priorities)
+        if pr.ndim != 1 or (pr.size and pr.dtype.kind not in "iuf"):
+            raise TypeError(f"priorities must be a 1-D array of real numbers, got "
+                            f"{_short(priorities)}")
+        if len(pr) > self.capacity:
+            raise ValueError(f"cannot extend a SumTree of capacity {self.capacity} by {len(pr)} "
+                             f"priorities at once (at most {self.capacity})")
+        return _check_priorities(pr.astype(np.float64, copy=False))
+
+    def extend(self, priorities):
+        """Append the priorities (a 1-D array, oldest first, at most ``capacity``), overwriting
+        the oldest when full; validated before writing."""
+        pr = self.check_rows(priorities)
+        k, n, cap = len(pr), self._len, self.capacity
+        if k == 0:
+            return
+        rows = ring_rows(ring_row(self._start, n, cap), np.arange(k), cap)
+        overflow = n + k - cap
+        if overflow > 0:
+            self._start = ring_row(self._start, overflow, cap)
+            self._len = cap
+        else:
+            self._len = n + k
+        self._end += k
+        self._set_leaves(rows, pr)
 
     def pop(self):
         """Remove and return the newest priority (its leaf is set to 0)."""
         n = self._len
         if n == 0:
             raise IndexError("pop from an empty SumTree")
-        row = self._start + n - 1
-        if row >= self.capacity:
-            row -= self.capacity
+        row = ring_row(self._start, n - 1, self.capacity)
         p = float(self.tree[self._leaf0 + row])
         self._set_leaf(row, 0.0)
         self._len = n - 1
@@ -146,11 +182,8 @@ class SumTree(AbstractBuffer):
 
     def _physical_unchecked(self, indices):
         if isinstance(indices, int):
-            i = self._start + indices
-            return i - self.capacity if i >= self.capacity else i
-        p = indices + self._start
-        p[p >= self.capacity] -= self.capacity
-        return p
+            return ring_row(self._start, indices, self.capacity)
+        return ring_rows(self._start, indices, self.capacity)
 
     def __getitem__(self, indices):
         """Priorities at logical ``indices``."""
@@ -181,13 +214,16 @@ class SumTree(AbstractBuffer):
         pr = np.asarray(priorities, np.float64).reshape(-1)
         if pr.shape != idx.shape:
             raise ValueError(f"got {idx.size} indices but {pr.size} priorities")
+        _check_priorities(pr)
         if pr.size == 0:
             return
-        if not np.all(np.isfinite(pr)) or pr.min() < 0:
-            bad = pr[~(np.isfinite(pr) & (pr >= 0))][0]
-            raise ValueError(f"priorities must be finite and >= 0, got {bad!r}")
+        self._set_leaves(self._physical_unchecked(idx), pr)
+
+    def _set_leaves(self, rows, pr):
+        """Set the leaves of storage ``rows`` to ``pr`` and recompute their ancestors (exactly,
+        from the children: no round-off accumulates); raise ``max_priority`` if needed."""
         tree = self.tree
-        nodes = self._leaf0 + self._physical_unchecked(idx)
+        nodes = self._leaf0 + rows
         tree[nodes] = pr
         for _ in range(self._depth):
             # duplicate parents receive the same (final) sum, so no np.unique is needed
@@ -217,9 +253,7 @@ class SumTree(AbstractBuffer):
                     break
             else:
                 raise RuntimeError("SumTree.sample kept landing on zero priorities")
-        logical = rows - self._start
-        logical[logical < 0] += self.capacity
-        return logical, self.tree[self._leaf0 + rows]
+        return ring_logical(self._start, rows, self.capacity), self.tree[self._leaf0 + rows]
 
     def _descend(self, u):
         """Storage rows of the leaves where the prefix sums first exceed ``u``."""

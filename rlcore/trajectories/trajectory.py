@@ -10,6 +10,12 @@ terminal[i], truncated[i], next_state = state[i + 1])``, aligned by stream posit
 newest transition keeps its next state. A step with both ``terminal`` and ``truncated`` set is a
 *padding* step (see :mod:`rlcore.trajectories.recording`): it is never sampled.
 
+SARTS layout (:class:`CircularArraySARTSTrajectory`, after RL.jl's ``CircularArraySARTSTraces``):
+every trace holds one element per *transition*, its next state included: transition ``i`` is
+``(state[i], action[i], reward[i], terminal[i], truncated[i], next_state[i])``. A batched step of
+``n_envs`` sub-environments appends ``n_envs`` consecutive rows, one per sub-environment in
+order, so the rows of one sub-environment are ``n_envs`` stream positions apart. No padding.
+
 Each trace is given as ``name=(shape, dtype)``, e.g. ``state=((4,), np.float32)``. The circular
 constructors take ``frame_stack=True`` for stacked states (Atari's ``(4, 84, 84)`` frames): the
 state trace is then a :class:`~rlcore.trajectories.frame_stack.FrameStackBuffer` that stores each
@@ -27,7 +33,8 @@ from rlcore.trajectories.sum_tree import SumTree
 
 __all__ = [
     "Trajectory", "CircularArraySARTTrajectory", "CircularArraySLARTTrajectory",
-    "CircularArrayPSARTTrajectory", "VectorSARTTrajectory", "ElasticSARTTrajectory",
+    "CircularArrayPSARTTrajectory", "CircularArraySARTSTrajectory", "VectorSARTTrajectory",
+    "ElasticSARTTrajectory",
 ]
 
 
@@ -198,6 +205,79 @@ class CircularArrayPSARTTrajectory(AbstractTrajectory):
 
     def __repr__(self):
         return _named_repr(self, initial_priority=self.initial_priority)
+
+
+class CircularArraySARTSTrajectory(AbstractTrajectory):
+    """A fixed-capacity replay of transitions that stores each next state: the replay of a
+    vectorised environment (one row per sub-environment and step).
+
+    Reference: RL.jl's ``CircularArraySARTSTraces`` (ReinforcementLearningTrajectories.jl); the
+    replay of a vectorised DQN as in CleanRL and Stable-Baselines3. Layout: the module docstring.
+
+    Traces ``state, action, reward, terminal, truncated, next_state`` (and ``priority``, a
+    :class:`~rlcore.trajectories.sum_tree.SumTree`, when prioritized), each of ``capacity`` rows.
+    The recording rules (:mod:`rlcore.trajectories.recording` for one environment,
+    :mod:`rlenvs.vector_env` for ``MultiThreadEnv``) push ``n_envs`` rows per step: states and
+    actions at ``PreActStage``, the rest at ``PostActStage``. Stored next states make the
+    automatic reset of a vectorised environment harmless: a finished episode's row keeps its
+    true final state. ``len()`` is the number of transitions held.
+
+    Args:
+        capacity: the number of transitions (rows) kept; older ones are overwritten. At least
+            ``n_envs``.
+        n_envs: the number of environments recorded per step, the stride between consecutive
+            rows of one sub-environment (default 1).
+        state, action, reward, terminal: ``(shape, dtype)`` as for
+            :class:`CircularArraySARTTrajectory` (same defaults); ``next_state`` is as ``state``
+            and ``truncated`` as ``terminal``.
+        prioritized: add a ``priority`` trace, as :class:`CircularArrayPSARTTrajectory`
+            (default ``False``).
+        initial_priority: the priority of new transitions before any update (default 1.0).
+
+    >>> t = CircularArraySARTSTrajectory(6, n_envs=2, state=((), np.int64))
+    >>> t.extend(state=[0, 10], action=[1, 1])            # PreAct of 2 sub-envs
+    >>> t.extend(reward=[1.0, 1.0], terminal=[False, True], truncated=[False, False],
+    ...          next_state=[1, 11])                      # PostAct
+    >>> len(t), t["next_state"].to_array().tolist(), t.n_envs
+    (2, [1, 11], 2)
+    """
+
+    def __init__(self, capacity, *, n_envs=1, state=((4,), np.float32), action=((), np.int64),
+                 reward=((), np.float32), terminal=((), bool), prioritized=False,
+                 initial_priority=1.0):
+        self.capacity = _as_capacity(capacity)
+        if not isinstance(n_envs, (int, np.integer)) or isinstance(n_envs, bool) or n_envs < 1:
+            raise ValueError(f"n_envs must be a positive int, got {n_envs!r}")
+        self.n_envs = int(n_envs)
+        if self.capacity < self.n_envs:
+            raise ValueError(f"capacity ({self.capacity}) must be at least n_envs "
+                             f"({self.n_envs}): one step writes n_envs rows")
+        if not isinstance(prioritized, (bool, np.bool_)):
+            raise TypeError(f"prioritized must be True or False, got {prioritized!r}")
+        self.specs = {"state": _spec("state", state), "action": _spec("action", action),
+                      "reward": _spec("reward", reward), "terminal": _spec("terminal", terminal)}
+        traces = {name: CircularArrayBuffer(self.capacity, *self.specs[spec]) for name, spec in
+                  (("state", "state"), ("action", "action"), ("reward", "reward"),
+                   ("terminal", "terminal"), ("truncated", "terminal"),
+                   ("next_state", "state"))}
+        self.prioritized = bool(prioritized)
+        self.initial_priority = initial_priority
+        if self.prioritized:
+            traces["priority"] = SumTree(self.capacity, initial_max_priority=initial_priority)
+        super().__init__(**traces)
+
+    def update_priorities(self, indices, priorities):
+        """Set the priorities of the transitions at logical ``indices`` (a batch's ``indices``),
+        as :meth:`CircularArrayPSARTTrajectory.update_priorities`; only when prioritized."""
+        if not self.prioritized:
+            raise TypeError(f"{self!r} has no priorities: build it with prioritized=True")
+        self.traces["priority"].update(_to_numpy(indices), _to_numpy(priorities))
+
+    def __repr__(self):
+        extra = {"n_envs": self.n_envs, "prioritized": self.prioritized}
+        if self.prioritized:
+            extra["initial_priority"] = self.initial_priority
+        return _named_repr(self, **extra)
 
 
 def _to_numpy(x):

@@ -177,7 +177,7 @@ def test_bad_values_and_masks_raise():
     with pytest.raises(ValueError, match="allows no action"):
         explorer([0.0, 1.0], [False, False])
     with pytest.raises(ValueError, match="1-D"):
-        explorer(np.zeros((2, 2)))
+        explorer(np.zeros((2, 2, 2)))  # 2-D is a batch (below); 3-D is nothing
     with pytest.raises(ValueError, match="empty"):
         explorer([])
 
@@ -214,40 +214,6 @@ def test_prob_is_a_distribution_on_legal_actions(values, epsilon, data):
     assert all(probs[i] == pytest.approx(probs[legal_best[0]]) for i in legal_best)
 
 
-# ---- select: the lazy form of the call ----------------------------------------------------
-
-@settings(max_examples=60, deadline=None)
-@given(values=st.lists(st.sampled_from([0.0, 1.0, 2.0, float("nan")]), min_size=1, max_size=5),
-       epsilon=st.sampled_from([0.0, 0.3, 1.0]), masked=st.booleans(),
-       training=st.booleans(), seed=st.integers(0, 2**32 - 1))
-def test_select_gives_the_calls_actions_and_random_numbers(values, epsilon, masked, training,
-                                                           seed):
-    n = len(values)
-    mask = [i % 2 == 0 for i in range(n)] if masked else None
-    kwargs = dict(epsilon_stable=epsilon, epsilon_init=epsilon, is_training=training, seed=seed)
-    eager, lazy = EpsilonGreedyExplorer(**kwargs), EpsilonGreedyExplorer(**kwargs)
-    calls = []
-
-    def values_fn():
-        calls.append(1)
-        return torch.tensor(values)
-
-    for _ in range(20):
-        assert lazy.select(values_fn, n, mask) == eager(torch.tensor(values), mask)
-    assert lazy.step == eager.step
-    assert lazy.rng.random() == eager.rng.random()
-    if training and epsilon == 1.0:
-        assert not calls  # every step explores: the values are never computed
-
-
-def test_select_checks_the_number_of_values():
-    explorer = EpsilonGreedyExplorer(epsilon_stable=0.0, seed=0)
-    with pytest.raises(ValueError, match="3 action values, expected 2"):
-        explorer.select(lambda: [0.0, 1.0, 2.0], 2)
-    with pytest.raises(ValueError, match="mask has 3 entries but there are 2"):
-        explorer.select(lambda: [0.0, 1.0], 2, [True, False, True])
-
-
 def test_attrs_evolve_of_a_seeded_explorer_shares_its_generator():
     # evolve passes both the rng made from the seed and the seed: accepted, the rng is shared
     import attrs
@@ -271,3 +237,120 @@ def test_rng_and_seed_together_need_the_rng_made_from_that_seed():
     assert EpsilonGreedyExplorer(epsilon_stable=0.1, rng=rng, seed=np.int64(4)).rng is rng
     with pytest.raises(TypeError, match="seed must be an int, got True"):
         EpsilonGreedyExplorer(epsilon_stable=0.1, seed=True)
+
+
+# ---- batches: values of shape (batch, n_actions) ---------------------------------------------
+
+def row_frequencies(actions, n_actions):
+    """The frequency of each action in an int array of actions."""
+    return np.bincount(actions, minlength=n_actions) / len(actions)
+
+
+def assert_close_to(freqs, probs, n):
+    """Within 5 standard deviations of a frequency over ``n`` draws (as conftest's fixture)."""
+    probs = np.asarray(probs, float)
+    tolerance = 5 * np.sqrt(probs * (1 - probs) / n) + 1e-12
+    assert np.all(np.abs(freqs - probs) <= tolerance), (freqs, probs)
+
+
+def test_a_greedy_batch_takes_each_rows_argmax():
+    values = np.array([[1.0, 3.0, 2.0], [5.0, 0.0, 1.0], [0.0, 0.0, 9.0]])
+    for batch in (values, torch.tensor(values, dtype=torch.float32, requires_grad=True)):
+        explorer = EpsilonGreedyExplorer(epsilon_stable=0.0, epsilon_init=0.0, seed=0)
+        actions = explorer(batch)
+        assert type(actions) is np.ndarray and actions.dtype == np.int64
+        assert actions.tolist() == [1, 0, 2]
+        assert explorer.step == 4  # 1 + a batch of 3
+    # the mask wins over larger values: row 0 may take 0 or 2 (largest legal: 2), row 1 only 1
+    mask = np.array([[True, False, True], [False, True, False], [True, True, True]])
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.0, epsilon_init=0.0, seed=0)
+    assert explorer(values, mask).tolist() == [2, 1, 2]
+    assert explorer(values, torch.tensor(mask)).tolist() == [2, 1, 2]
+    assert GreedyExplorer(seed=0)(values, mask).tolist() == [2, 1, 2]
+    assert GreedyExplorer(seed=0)(torch.tensor(values)).tolist() == [1, 0, 2]
+
+
+def test_an_exploring_batch_draws_uniform_legal_actions():
+    n = 30_000
+    explorer = EpsilonGreedyExplorer(epsilon_stable=1.0, seed=1)
+    values = np.tile([9.0, 1.0, 2.0, 3.0], (n, 1))
+    mask = np.tile([True, False, True, True], (n, 1))
+    actions = explorer(values, mask)
+    assert_close_to(row_frequencies(actions, 4), [1 / 3, 0, 1 / 3, 1 / 3], n)
+    assert not np.any(actions == 1)  # the illegal action, however large its value, never
+    actions = explorer(values)       # no mask: all four
+    assert_close_to(row_frequencies(actions, 4), [0.25] * 4, n)
+
+
+@pytest.mark.parametrize("is_break_tie", [True, False])
+def test_batch_frequencies_match_the_one_row_prob(is_break_tie):
+    # ε = 0.3 with ties: prob = ε/4 each, plus (1 - ε)/2 on each of the maxima 1 and 2 when
+    # ties are broken, (1 - ε) on the first maximum otherwise
+    n = 40_000
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.3, epsilon_init=0.3,
+                                     is_break_tie=is_break_tie, seed=2)
+    row = np.array([1.0, 3.0, 3.0, 0.0])
+    expected = [0.075, 0.425, 0.425, 0.075] if is_break_tie else [0.075, 0.775, 0.075, 0.075]
+    np.testing.assert_allclose(explorer.prob(row), expected)
+    assert_close_to(row_frequencies(explorer(np.tile(row, (n, 1))), 4), expected, n)
+
+
+def test_each_row_uses_the_epsilon_of_its_own_step():
+    # linear, warm-up 2, no decay: ε = 1 at steps 1 and 2, then 0. A batch of 4 from step 1:
+    # rows 0, 1 explore (any of 3 actions), rows 2, 3 are greedy (action 0)
+    values = np.tile([5.0, 1.0, 0.0], (4, 1))
+    rows = np.array([EpsilonGreedyExplorer(epsilon_stable=0.0, warmup_steps=2, seed=seed)(values)
+                     for seed in range(3000)])
+    assert set(rows[:, 2]) == set(rows[:, 3]) == {0}
+    for k in (0, 1):
+        assert_close_to(row_frequencies(rows[:, k], 3), [1 / 3] * 3, len(rows))
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.0, warmup_steps=2, seed=0)
+    explorer(values)
+    assert explorer.step == 5 and explorer.epsilon == 0.0
+    assert explorer(values).tolist() == [0, 0, 0, 0] and explorer.step == 9
+    # the schedule per row is epsilon_at(step + k): linear decay 1 -> 0 over steps 1..5
+    decaying = EpsilonGreedyExplorer(epsilon_stable=0.0, decay_steps=4, step=3, seed=0)
+    assert [decaying.epsilon_at(3 + k) for k in range(3)] == [0.25, 0.0, 0.0]
+
+
+def test_batch_ties_nan_and_test_mode():
+    n = 30_000
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.0, epsilon_init=0.0, seed=3)
+    actions = explorer(np.tile([2.0, 1.0, 2.0, 2.0], (n, 1)))
+    assert_close_to(row_frequencies(actions, 4), [1 / 3, 0, 1 / 3, 1 / 3], n)
+    first = EpsilonGreedyExplorer(epsilon_stable=0.0, epsilon_init=0.0, is_break_tie=False)
+    assert set(first(np.tile([2.0, 1.0, 2.0, 2.0], (100, 1))).tolist()) == {0}
+    nan = np.nan
+    values = np.array([[nan, 1.0, 0.5]] * 200 + [[nan, nan, 0.0]] * 200
+                      + [[nan, 5.0, nan]] * 200)
+    mask = np.array([[True] * 3] * 400 + [[True, False, True]] * 200)
+    actions = explorer(values, mask)
+    assert set(actions[:200].tolist()) == {1}          # NaN is never greedy
+    assert set(actions[200:400].tolist()) == {2}
+    assert set(actions[400:].tolist()) == {0, 2}       # all legal are NaN: any legal
+    testing = EpsilonGreedyExplorer(epsilon_stable=1.0, step=7, is_training=False, seed=4)
+    assert set(testing(np.tile([0.0, 2.0, 1.0], (500, 1))).tolist()) == {1}
+    assert testing.step == 7
+
+
+def test_bad_batches_raise():
+    explorer = EpsilonGreedyExplorer(epsilon_stable=0.1, seed=0)
+    values = np.zeros((2, 3))
+    with pytest.raises(ValueError, match=r"mask must have shape \(2, 3\).*got \(3,\)"):
+        explorer(values, [True, True, True])
+    with pytest.raises(ValueError, match=r"mask row 1 \(\[False, False, False\]\) allows no"):
+        explorer(values, np.array([[True, False, False], [False, False, False]]))
+    with pytest.raises(ValueError, match="non-empty 2-D"):
+        explorer(np.zeros((0, 3)))
+    assert explorer.step == 1  # nothing counted
+
+
+def test_the_one_row_random_stream_is_unchanged():
+    # one call: a coin u (explore iff u < ε), then for exploring calls floor(u' · n); greedy
+    # calls without ties draw nothing more
+    values, epsilon, seed = [0.0, 2.0, 1.0], 0.5, 9
+    explorer = EpsilonGreedyExplorer(epsilon_stable=epsilon, epsilon_init=epsilon, seed=seed)
+    rng, expected = np.random.default_rng(seed), []
+    for _ in range(50):
+        expected.append(int(rng.random() * 3) if rng.random() < epsilon else 1)
+    assert [explorer(values) for _ in range(50)] == expected

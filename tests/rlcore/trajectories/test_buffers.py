@@ -5,7 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlcore.trajectories.buffers import CircularArrayBuffer, ElasticArrayBuffer, VectorBuffer
+from rlcore.trajectories.buffers import (
+    CircularArrayBuffer, ElasticArrayBuffer, VectorBuffer, ring_logical, ring_row, ring_rows,
+)
 
 # --- CircularArrayBuffer against a Python list model ----------------------------------------
 
@@ -183,3 +185,66 @@ def test_push_speed_is_reasonable():
     scalar_us = min(timeit.repeat(lambda: scalars.push(1.0), number=n, repeat=3)) / n * 1e6
     array_us = min(timeit.repeat(lambda: arrays.push(x), number=n, repeat=3)) / n * 1e6
     assert scalar_us < 10 and array_us < 20
+
+
+# --- the ring index arithmetic and batched pushes ----------------------------------------------
+
+def test_ring_arithmetic():
+    # a ring of 5 rows starting at row 3: logical 0, 1, 2, 3, 4 live in rows 3, 4, 0, 1, 2
+    assert [ring_row(3, i, 5) for i in range(6)] == [3, 4, 0, 1, 2, 3]
+    indices = np.arange(5)
+    assert ring_rows(3, indices, 5).tolist() == [3, 4, 0, 1, 2]
+    assert indices.tolist() == [0, 1, 2, 3, 4]  # a new array: the input is untouched
+    assert ring_logical(3, np.array([3, 4, 0, 1, 2]), 5).tolist() == [0, 1, 2, 3, 4]
+    assert ring_rows(0, np.array([0, 4]), 5).tolist() == [0, 4]
+
+
+def test_extend_writes_rows_like_pushes_and_wraps():
+    b = CircularArrayBuffer(4, shape=(2,), dtype=np.int64)
+    for i in range(3):
+        b.push(np.full(2, i))
+    b.extend(np.array([[3, 3], [4, 4], [5, 5]]))
+    # 6 elements through a ring of 4: the newest four, 2..5, the oldest (0, 1) overwritten
+    assert b.to_array()[:, 0].tolist() == [2, 3, 4, 5]
+    assert (len(b), b.first_index, b.end_index, b.isfull) == (4, 2, 6, True)
+    assert b.data[:, 0].tolist() == [4, 5, 2, 3]  # rows 0, 1 rewritten: the ring starts at 2
+    b.extend(np.zeros((0, 2), np.int64))  # nothing
+    assert b.end_index == 6
+    b.extend([[6, 6], [7, 7], [8, 8], [9, 9]])  # a full capacity at once, lists welcome
+    assert b.to_array()[:, 0].tolist() == [6, 7, 8, 9] and b.first_index == 6
+    assert b.pop().tolist() == [9, 9] and b[-1].tolist() == [8, 8]
+
+
+@settings(max_examples=200, deadline=None)
+@given(capacity=st.integers(1, 6), chunks=st.lists(st.integers(0, 6), max_size=12))
+def test_extend_equals_pushing_one_by_one(capacity, chunks):
+    extended = CircularArrayBuffer(capacity, dtype=np.int64)
+    pushed = CircularArrayBuffer(capacity, dtype=np.int64)
+    value = 0
+    for k in chunks:
+        k = min(k, capacity)
+        rows = np.arange(value, value + k)
+        extended.extend(rows)
+        for x in rows:
+            pushed.push(x)
+        value += k
+        assert extended.to_array().tolist() == pushed.to_array().tolist()
+        assert (extended.first_index, extended.end_index) == (pushed.first_index,
+                                                              pushed.end_index)
+
+
+def test_extend_validates_before_writing():
+    b = CircularArrayBuffer(3, shape=(2,), dtype=np.int64)
+    b.push(np.array([1, 1]))
+    with pytest.raises(ValueError, match=r"shape \(2, 3\).*expected shape \(k, \*\(2,\)\)"):
+        b.extend(np.zeros((2, 3), np.int64))
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        b.extend(np.array([1, 2]))  # one element, not a row of them
+    with pytest.raises(TypeError, match="float64.*not a 'same_kind' cast"):
+        b.extend(np.full((2, 2), 0.5))
+    with pytest.raises(ValueError, match="capacity 3 by 4 rows at once"):
+        b.extend(np.zeros((4, 2), np.int64))
+    assert b.to_array().tolist() == [[1, 1]] and b.end_index == 1
+    f = CircularArrayBuffer(3)
+    f.extend(np.array([1, 2]))  # int into float32: a same_kind cast
+    assert f.to_array().tolist() == [1.0, 2.0]

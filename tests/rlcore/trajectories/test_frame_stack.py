@@ -20,7 +20,6 @@ from rlcore import (
 )
 from rlcore.envs.base import AbstractEnv
 from rlcore.envs.traits import FULL_ACTION_SET
-from rlcore.trajectories.samplers import _circular_layout
 
 
 # --- the buffer against CircularArrayBuffer, operation by operation
@@ -387,11 +386,3 @@ def test_slart_trajectory_takes_frame_stack():
                                      legal_actions_mask=((2,), bool), frame_stack=True)
     assert type(t["state"]) is FrameStackBuffer and t["state"].capacity == 6
     assert "frame_stack=True" in repr(t)
-
-
-def test_uniform_sampler_takes_the_general_path_for_frame_stacks():
-    # the fast path reads CircularArrayBuffer.data directly: it must not see a FrameStackBuffer
-    t = CircularArraySARTTrajectory(5, state=((2, 3), np.uint8), frame_stack=True)
-    assert _circular_layout(t.traces) is None
-    assert _circular_layout(CircularArraySARTTrajectory(5, state=((2, 3), np.uint8)).traces) \
-        is not None

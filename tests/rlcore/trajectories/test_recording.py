@@ -12,8 +12,8 @@ from rlcore.stages import (
     PRE_EXPERIMENT_STAGE,
 )
 from rlcore.trajectories.trajectory import (
-    CircularArrayPSARTTrajectory, CircularArraySARTTrajectory, CircularArraySLARTTrajectory,
-    ElasticSARTTrajectory, VectorSARTTrajectory,
+    CircularArrayPSARTTrajectory, CircularArraySARTSTrajectory, CircularArraySARTTrajectory,
+    CircularArraySLARTTrajectory, ElasticSARTTrajectory, VectorSARTTrajectory,
 )
 
 
@@ -212,3 +212,93 @@ def test_circular_overflow_keeps_alignment():
     # first state, never used since the target does not bootstrap past a terminal step
     expected = np.where(batch.state == 52, 60, batch.state + 1)
     np.testing.assert_array_equal(batch.next_state, expected)
+
+
+# --- the SARTS layout, one environment ------------------------------------------------------
+
+def test_sarts_records_each_transition_with_its_next_state():
+    t = CircularArraySARTSTrajectory(100, state=((), np.int64))
+    policy, env = AlwaysOne(), CountingEnv(terminate_at=2)
+    update(t, policy, env, PRE_EXPERIMENT_STAGE)
+    assert run_episode(t, policy, env)       # episode 0: 0 -> 1 -> 2, terminated
+    env.terminate_at, env.truncate_at = None, 2
+    assert run_episode(t, policy, env)       # episode 1: 10 -> 11 -> 12, truncated
+    env.truncate_at = None
+    assert not run_episode(t, policy, env, max_steps=2)  # episode 2: 20 -> 21 -> 22, cut
+    update(t, policy, env, POST_EXPERIMENT_STAGE)
+    # one row per step, no padding, no dummy actions; the cut step is marked truncated
+    assert contents(t) == {
+        "state": [0, 1, 10, 11, 20, 21],
+        "action": [1, 1, 1, 1, 1, 1],
+        "reward": [2.0] * 6,
+        "terminal": [False, True, False, False, False, False],
+        "truncated": [False, False, False, True, False, True],
+        "next_state": [1, 2, 11, 12, 21, 22],
+    }
+    update(t, policy, env, POST_EXPERIMENT_STAGE)  # idempotent
+    assert contents(t)["truncated"][-1] and len(t) == 6
+
+
+def test_sarts_post_experiment_keeps_a_terminal_last_step_and_needs_a_complete_one():
+    t = CircularArraySARTSTrajectory(10, state=((), np.int64))
+    policy, env = AlwaysOne(), CountingEnv(terminate_at=1)
+    update(t, policy, env, POST_EXPERIMENT_STAGE)  # nothing recorded: nothing to mark
+    run_episode(t, policy, env)
+    update(t, policy, env, POST_EXPERIMENT_STAGE)
+    assert contents(t)["terminal"] == [True] and contents(t)["truncated"] == [False]
+    env.reset()
+    update(t, policy, env, PRE_ACT_STAGE, 1)  # a step without its outcome: not complete
+    update(t, policy, env, POST_EXPERIMENT_STAGE)
+    assert contents(t)["truncated"] == [False]
+
+
+def test_sarts_prioritized_rows_get_the_max_priority():
+    t = CircularArraySARTSTrajectory(10, state=((), np.int64), prioritized=True)
+    env = CountingEnv(terminate_at=2)
+    run_episode(t, AlwaysOne(), env)
+    t.update_priorities([0], [3.0])
+    run_episode(t, AlwaysOne(), env)
+    assert t["priority"].to_array().tolist() == [3.0, 1.0, 3.0, 3.0]
+
+
+def test_sarts_validates_before_pushing():
+    t = CircularArraySARTSTrajectory(10, state=((), np.int64))
+    policy, env = AlwaysOne(), CountingEnv()
+    env.reset()
+    with pytest.raises(ValueError, match=r"action 0\.5 is not in the action space"):
+        update(t, policy, env, PRE_ACT_STAGE, 0.5)
+    update(t, policy, env, PRE_ACT_STAGE, 1)
+    env(1)
+
+    class BadState(CountingEnv):
+        def state(self, player=None):
+            return np.zeros(3)
+
+    bad = BadState()
+    bad.reset()
+    bad(1)
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        update(t, policy, bad, POST_ACT_STAGE)  # a bad next state: no reward either
+    assert [len(trace) for trace in t.traces.values()] == [1, 1, 0, 0, 0, 0]
+
+
+def test_sarts_of_another_n_envs_is_refused():
+    t = CircularArraySARTSTrajectory(10, n_envs=2, state=((), np.int64))
+    env = CountingEnv()
+    env.reset()
+    with pytest.raises(ValueError, match=r"built with n_envs=2 but n_envs\(.*\) is 1: build "
+                                         r"it with n_envs=1"):
+        update(t, AlwaysOne(), env, PRE_ACT_STAGE, 1)
+    assert len(t["state"]) == 0
+
+
+def test_sarts_through_run_and_agent():
+    from rlcore import Agent, StopAfterStep, run
+
+    t = CircularArraySARTSTrajectory(100, state=((), np.int64))
+    run(Agent(AlwaysOne(), t), CountingEnv(terminate_at=3), StopAfterStep(7))
+    # episodes 0 -> 3 and 10 -> 13 terminated, then 20 -> 21 cut by the stop condition
+    assert contents(t)["state"] == [0, 1, 2, 10, 11, 12, 20]
+    assert contents(t)["next_state"] == [1, 2, 3, 11, 12, 13, 21]
+    assert contents(t)["terminal"] == [False, False, True, False, False, True, False]
+    assert contents(t)["truncated"] == [False] * 6 + [True]

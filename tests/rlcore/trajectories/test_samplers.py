@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from rlcore.trajectories.samplers import Batch, BatchSampler, NStepBatchSampler
 from rlcore.trajectories.trajectory import (
-    CircularArrayPSARTTrajectory, CircularArraySARTTrajectory, CircularArraySLARTTrajectory,
-    ElasticSARTTrajectory, VectorSARTTrajectory,
+    CircularArrayPSARTTrajectory, CircularArraySARTSTrajectory, CircularArraySARTTrajectory,
+    CircularArraySLARTTrajectory, ElasticSARTTrajectory, VectorSARTTrajectory,
 )
 
 
@@ -300,187 +300,6 @@ def test_nstep_reward_matches_brute_force(data, n, gamma, capacity):
         assert float(b.discount[0]) == pytest.approx(gamma ** k, rel=1e-6, abs=1e-30)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    ends=st.lists(st.sampled_from(["", "", "", "term", "trunc"]), min_size=1, max_size=40),
-    capacity=st.integers(2, 25),
-    batch_size=st.integers(1, 6),
-    masked=st.booleans(),
-    device=st.sampled_from([None, "cpu"]),
-    seed=st.integers(0, 2**32 - 1),
-    reuse=st.booleans(),
-)
-def test_circular_fast_path_equals_general_path(ends, capacity, batch_size, masked, device, seed,
-                                                reuse):
-    """The uniform fast path for circular SART trajectories (wrapped rings, padding steps that
-    must be redrawn, masks, tensors, reused buffers) gives the general path's batches from the
-    same seed."""
-    from rlcore.trajectories.samplers import _circular_layout
-
-    if masked:
-        t = CircularArraySLARTTrajectory(capacity, state=((2,), np.float32),
-                                         legal_actions_mask=((3,), bool))
-    else:
-        t = CircularArraySARTTrajectory(capacity, state=((2,), np.float32))
-    state = 0
-    for i, end in enumerate(ends):
-        extra = {"legal_actions_mask": np.array([state % 2 == 0, True, state % 3 == 0])} \
-            if masked else {}
-        t.push(state=np.array([state, -state], np.float32), action=i % 3, **extra)
-        t.push(reward=float(i), terminal=end == "term", truncated=end == "trunc")
-        state += 1
-        if end == "trunc":  # the final state, closed as a padding step
-            t.push(state=np.array([state, -state], np.float32), action=0, **extra)
-            t.push(reward=0.0, terminal=True, truncated=True)
-            state += 1
-    extra = {"legal_actions_mask": np.array([True, False, True])} if masked else {}
-    t.push(state=np.array([state, -state], np.float32), action=0, **extra)
-    assert _circular_layout(t.traces) is not None
-    fast = BatchSampler(batch_size, device=device, rng=seed, reuse_buffers=reuse)
-    general = BatchSampler(batch_size, device=device, rng=seed)
-    for _ in range(3):
-        try:
-            expected = general._sample_general(t)
-        except ValueError as e:
-            with pytest.raises(ValueError, match=str(e)[:30]):
-                fast.sample(t)
-            return
-        got = fast.sample(t)
-        assert list(got) == list(expected)
-        for key in expected:
-            assert type(got[key]) is type(expected[key]), key
-            if device is None:
-                assert got[key].dtype == expected[key].dtype, key
-                np.testing.assert_array_equal(got[key], expected[key])
-            else:
-                assert got[key].dtype == expected[key].dtype, key
-                assert torch.equal(got[key], expected[key]), key
-        assert not np.any(np.asarray(got["terminal"]) & np.asarray(got["truncated"]))
-
-
-def test_reused_buffers_are_overwritten_in_place_and_remade_for_another_trajectory():
-    t = int_traj(50)
-    record(t, [(s, s % 2, float(s), False, False) for s in range(30)], final_state=30)
-    sampler = BatchSampler(8, device="cpu", rng=0, reuse_buffers=True)
-    first = sampler(t)
-    kept = {key: value.clone() for key, value in first.items()}
-    second = sampler(t)
-    for key in first:
-        assert second[key] is first[key]  # the same tensor, new contents
-        assert second[key].data_ptr() == first[key].data_ptr()
-    assert not all(torch.equal(kept[key], second[key]) for key in kept)
-    assert torch.equal(second.next_state, second.state + 1)
-    numpy_sampler = BatchSampler(8, rng=0, reuse_buffers=True)
-    assert numpy_sampler(t).state is numpy_sampler(t).state
-    # another trajectory (other shapes): new buffers of its shapes
-    other = CircularArraySARTTrajectory(20, state=((3,), np.float32))
-    for i in range(10):
-        other.push(state=np.full(3, i, np.float32), action=0)
-        other.push(reward=1.0, terminal=False, truncated=False)
-    other.push(state=np.full(3, 10, np.float32), action=0)
-    batch = sampler(other)
-    assert batch.state.shape == (8, 3) and batch.state.dtype == torch.float32
-    assert torch.equal(batch.next_state, batch.state + 1)
-    assert "reuse_buffers=True" in repr(sampler)
-    with pytest.raises(TypeError, match="reuse_buffers must be True or False, got 1"):
-        BatchSampler(8, reuse_buffers=1)
-
-
-def test_reused_buffers_recognise_a_batch_as_the_sampler_drew_it():
-    import copy
-    import pickle
-
-    from rlcore.trajectories.samplers import Batch, reused_buffers
-
-    t = int_traj(50)
-    record(t, [(s, s % 2, float(s), False, False) for s in range(30)], final_state=30)
-    sampler = BatchSampler(8, device="cpu", rng=0, reuse_buffers=True)
-    batch = sampler(t)
-    buffers = reused_buffers(batch)
-    assert buffers is not None and buffers.memo == {}
-    for key, value in batch.items():  # numpy arrays sharing the tensors' memory
-        assert np.shares_memory(buffers.arrays[key], value.numpy())
-    assert reused_buffers(sampler(t)) is buffers  # the same buffers, draw after draw
-    changed = sampler(t)
-    changed["state"] = changed["state"].clone()  # a key replaced
-    assert reused_buffers(changed) is None
-    added = sampler(t)
-    added["extra"] = torch.zeros(8)
-    assert reused_buffers(added) is None
-    removed = sampler(t)
-    del removed["truncated"]
-    assert reused_buffers(removed) is None
-    assert reused_buffers(Batch(sampler(t))) is None  # a plain Batch of the same tensors
-    assert reused_buffers(BatchSampler(8, device="cpu", rng=0)(t)) is None  # fresh tensors
-    assert reused_buffers(BatchSampler(8, rng=0, reuse_buffers=True)(t)) is None  # numpy
-    assert reused_buffers({"state": batch["state"]}) is None
-    drawn = sampler(t)
-    for clone in (copy.deepcopy(drawn), pickle.loads(pickle.dumps(drawn))):
-        # a plain Batch of its own tensors: the replay's buffers do not travel with it
-        assert type(clone) is Batch and reused_buffers(clone) is None
-        assert all(torch.equal(clone[k], drawn[k]) for k in drawn)
-    assert len(pickle.dumps(drawn)) < 5000
-
-
-@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
-def test_a_copied_reusing_sampler_draws_fresh_batches(how):
-    import copy
-    import pickle
-
-    t = int_traj(50)
-    record(t, [(s, s % 2, float(s), False, False) for s in range(30)], final_state=30)
-    sampler = BatchSampler(8, device="cpu", rng=0, reuse_buffers=True)
-    sampler(t)
-    clone = copy.deepcopy(sampler) if how == "deepcopy" else pickle.loads(pickle.dumps(sampler))
-    reference = BatchSampler(8, device="cpu", rng=0)
-    reference(t)
-    for _ in range(3):  # the clone continues the original's random stream, into its own buffers
-        expected, got = reference(t), clone(t)
-        assert all(torch.equal(expected[k], got[k]) for k in expected)
-    assert len(pickle.dumps(sampler)) < 2000  # the replay does not travel with it
-
-
-def test_reused_buffers_follow_changes_of_storage_batch_size_and_device():
-    t = int_traj(50)
-    record(t, [(s, s % 2, float(s), False, False) for s in range(30)], final_state=30)
-    sampler = BatchSampler(8, device="cpu", rng=0, reuse_buffers=True)
-    reference = BatchSampler(8, device="cpu", rng=0)
-
-    def same():
-        expected, got = reference(t), sampler(t)
-        assert all(torch.equal(expected[k], got[k]) and expected[k].dtype == got[k].dtype
-                   for k in expected)
-
-    same()
-    reward = t.traces["reward"]
-    reward.data = reward.data.astype(np.float64)  # storage replaced: new buffers, no silent cast
-    same()
-    sampler.batch_size = reference.batch_size = 5
-    same()
-    sampler.device = "cpu"  # a name set after construction
-    same()
-    sampler.device = reference.device = None
-    expected, got = reference(t), sampler(t)
-    assert all(np.array_equal(expected[k], got[k]) for k in expected)
-
-
-def test_reused_buffers_leave_other_trajectories_to_the_general_path():
-    t = ElasticSARTTrajectory(state=((), np.int64))
-    record(t, [(s, 0, 1.0, False, False) for s in range(10)], final_state=10)
-    sampler = BatchSampler(4, rng=0, reuse_buffers=True)
-    a, b = sampler(t), sampler(t)
-    assert a.state is not b.state  # new arrays: the buffers serve circular trajectories only
-
-
-def test_fast_path_is_only_for_uniform_circular_traces():
-    from rlcore.trajectories.samplers import _circular_layout
-
-    assert _circular_layout(int_traj().traces) is not None
-    assert _circular_layout(int_traj(10, CircularArrayPSARTTrajectory).traces) is None
-    assert _circular_layout(ElasticSARTTrajectory(state=((), np.int64)).traces) is None
-    assert _circular_layout(int_traj(terminal=((), np.float32)).traces) is None
-
-
 def test_batch_to_moves_arrays_and_tensors_and_keeps_indices():
     indices = np.arange(3)
     tensor = torch.arange(3.0)
@@ -496,3 +315,129 @@ def test_batch_to_moves_arrays_and_tensors_and_keeps_indices():
     assert on_meta.indices is indices
     with pytest.raises(TypeError, match=r"batch\['info'\] holds Python objects"):
         Batch(info=np.array([{}], dtype=object)).to("cpu")
+
+
+# --- the SARTS layout -------------------------------------------------------------------------
+
+def sarts_step(t, rows):
+    """Push one batched step: ``rows`` = [(state, action, reward, terminal, truncated,
+    next_state or None)], one per sub-env; a ``None`` next state is left unrecorded (the
+    PostAct half of the step has not happened for it: only valid on the newest rows)."""
+    states, actions, rewards, terminals, truncateds, next_states = zip(*rows)
+    t.extend(state=np.array(states), action=np.array(actions))
+    t.extend(reward=np.array(rewards, np.float32), terminal=np.array(terminals),
+             truncated=np.array(truncateds))
+    if "priority" in t:
+        t["priority"].extend(np.ones(len(rows)))
+    recorded = [x for x in next_states if x is not None]
+    if recorded:
+        t["next_state"].extend(np.array(recorded))
+
+
+def concatenated(sampler, t, n):
+    """``n`` batches of ``sampler`` from ``t``, concatenated key by key."""
+    batches = [sampler(t) for _ in range(n)]
+    return Batch({key: np.concatenate([b[key] for b in batches]) for key in batches[0]})
+
+
+def test_batch_sampler_reads_next_states_from_their_trace():
+    t = CircularArraySARTSTrajectory(10, state=((), np.int64))
+    for s in range(4):  # next states 100 + s: not state + 1, so the trace must be read
+        sarts_step(t, [(s, s % 2, float(s), s == 3, False, 100 + s)])
+    sampler = BatchSampler(4, rng=0)
+    batch = concatenated(sampler, t, 10)
+    assert set(batch) == {"state", "action", "reward", "terminal", "truncated", "next_state"}
+    assert set(batch.state.tolist()) == {0, 1, 2, 3}
+    np.testing.assert_array_equal(batch.next_state, batch.state + 100)
+    np.testing.assert_array_equal(batch.reward, batch.state)
+    np.testing.assert_array_equal(batch.action, batch.state % 2)
+    np.testing.assert_array_equal(batch.terminal, batch.state == 3)
+
+
+@pytest.mark.parametrize("prioritized", [False, True])
+def test_a_transition_without_its_next_state_is_never_drawn(prioritized):
+    t = CircularArraySARTSTrajectory(10, state=((), np.int64), prioritized=prioritized)
+    for s in range(3):
+        sarts_step(t, [(s, 0, 1.0, False, False, s + 1)])
+    sarts_step(t, [(3, 0, 1.0, False, False, None)])  # its next state is not recorded yet
+    if prioritized:
+        t.update_priorities([3], [1000.0])  # the most likely by far, were it drawable
+    states = np.concatenate([BatchSampler(3, rng=seed)(t).state for seed in range(50)])
+    assert set(states.tolist()) == {0, 1, 2}
+    with pytest.raises(ValueError, match="batch of 4 from a trajectory holding 3 complete"):
+        BatchSampler(4, rng=0)(t)
+
+
+def two_env_trajectory(capacity):
+    """Four batched steps of two sub-envs (rows alternate sub-env 0, sub-env 1).
+
+    step | sub-env 0: state, reward, flags, next state | sub-env 1
+    0    | 0,  1                 -> 1                  | 10, 10                -> 11
+    1    | 1,  2, terminal      -> 2                  | 11, 20                -> 12
+    2    | 50, 3                 -> 51                 | 12, 30, truncated     -> 13
+    3    | 51, 4                 -> 52                 | 60, 40                -> 61
+    """
+    t = CircularArraySARTSTrajectory(capacity, n_envs=2, state=((), np.int64))
+    sarts_step(t, [(0, 0, 1.0, False, False, 1), (10, 1, 10.0, False, False, 11)])
+    sarts_step(t, [(1, 0, 2.0, True, False, 2), (11, 1, 20.0, False, False, 12)])
+    sarts_step(t, [(50, 0, 3.0, False, False, 51), (12, 1, 30.0, False, True, 13)])
+    sarts_step(t, [(51, 0, 4.0, False, False, 52), (60, 1, 40.0, False, False, 61)])
+    return t
+
+
+@pytest.mark.parametrize("capacity", [8, 6])
+def test_nstep_windows_stay_in_their_sub_env_and_stop_at_episode_ends(capacity):
+    t = two_env_trajectory(capacity)
+    # n = 3, γ = 0.5; a window walks rows i, i + 2, i + 4 (one sub-env), stops after a terminal
+    # or truncated step and at the newest row: state -> (return, terminal, truncated,
+    # next state, discount)
+    expected = {
+        0: (1 + 0.5 * 2, True, False, 2, 0.25),                  # rows 0, 2 (terminal)
+        10: (10 + 0.5 * 20 + 0.25 * 30, False, True, 13, 0.125),  # rows 1, 3, 5 (truncated)
+        1: (2, True, False, 2, 0.5),
+        11: (20 + 0.5 * 30, False, True, 13, 0.25),
+        50: (3 + 0.5 * 4, False, False, 52, 0.25),               # rows 4, 6: the newest
+        12: (30, False, True, 13, 0.5),
+        51: (4, False, False, 52, 0.5),
+        60: (40, False, False, 61, 0.5),
+    }
+    if capacity == 6:  # the first step's rows are overwritten
+        del expected[0], expected[10]
+    sampler = NStepBatchSampler(n=3, gamma=0.5, batch_size=len(expected), rng=0)
+    seen = set()
+    for _ in range(20):
+        batch = sampler(t)
+        for k, s in enumerate(batch.state.tolist()):
+            ret, terminal, truncated, next_state, discount = expected[s]
+            assert float(batch.reward[k]) == ret
+            assert (bool(batch.terminal[k]), bool(batch.truncated[k])) == (terminal, truncated)
+            assert int(batch.next_state[k]) == next_state
+            assert float(batch.discount[k]) == discount
+            seen.add(s)
+    assert seen == set(expected)
+    # one step: the batch sampler's transitions, discount γ
+    one = NStepBatchSampler(n=1, gamma=0.5, batch_size=len(expected), rng=0)(t)
+    plain = BatchSampler(len(expected), rng=0)(t)
+    for key in ("state", "reward", "terminal", "truncated", "next_state"):
+        np.testing.assert_array_equal(one[key], plain[key])
+
+
+def test_prioritized_sarts_batches_carry_indices_and_probabilities():
+    t = CircularArraySARTSTrajectory(8, n_envs=2, state=((), np.int64), prioritized=True)
+    sarts_step(t, [(0, 0, 1.0, False, False, 1), (10, 0, 1.0, False, False, 11)])
+    sarts_step(t, [(1, 0, 1.0, False, False, 2), (11, 0, 1.0, False, False, None)])
+    # rows: 0 (state 0), 1 (10), 2 (1) complete; row 3 (11) waits for its next state
+    t.update_priorities([0, 1, 2, 3], [1.0, 3.0, 0.0, 9.0])
+    sampler = NStepBatchSampler(n=2, gamma=0.5, batch_size=3, rng=0)
+    batch = concatenated(sampler, t, 400)
+    assert set(batch.state.tolist()) == {0, 10}  # priority 0 and unrecorded: never
+    # the total drawn from is 1 + 3 (row 3 excluded): probabilities 1/4 and 3/4
+    np.testing.assert_array_equal(batch.indices, np.where(batch.state == 0, 0, 1))
+    np.testing.assert_allclose(batch.probabilities, np.where(batch.state == 0, 0.25, 0.75))
+    np.testing.assert_array_equal(batch.priorities, np.where(batch.state == 0, 1.0, 3.0))
+    assert 0.7 < float(np.mean(batch.state == 10)) < 0.8
+    # state 0's window: rows 0, 2 (1 + 0.5 · 1), stopped at the newest complete row
+    np.testing.assert_array_equal(batch.reward, np.where(batch.state == 0, 1.5, 1.0))
+    np.testing.assert_array_equal(batch.next_state, np.where(batch.state == 0, 2, 11))
+    t.update_priorities(batch.indices[:1], [7.0])
+    assert t["priority"][int(batch.indices[0])] == 7.0

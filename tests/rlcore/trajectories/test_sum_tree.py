@@ -125,3 +125,39 @@ def test_total_and_leaves_match_a_list_model(capacity, ops):
             model[i] = priority
         assert tree.to_array().tolist() == model
         assert tree.total == pytest.approx(sum(model), rel=1e-9, abs=1e-9)
+
+
+# --- extend: several priorities at once ---------------------------------------------------------
+
+def test_extend_equals_pushes_and_wraps():
+    extended, pushed = SumTree(5), SumTree(5)
+    for chunk in ([1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0]):
+        extended.extend(np.array(chunk))
+        for p in chunk:
+            pushed.push(p)
+    # 7 priorities through a ring of 5: 3..7 remain, total 3 + 4 + 5 + 6 + 7 = 25
+    assert extended.to_array().tolist() == pushed.to_array().tolist() == [3, 4, 5, 6, 7]
+    assert extended.total == pushed.total == 25.0
+    np.testing.assert_array_equal(extended.tree, pushed.tree)  # every internal sum too
+    assert (extended.first_index, extended.end_index) == (2, 7)
+    assert extended.max_priority == 7.0
+    indices, priorities = extended.sample(np.random.default_rng(0), 100)
+    np.testing.assert_array_equal(priorities, np.array([3, 4, 5, 6, 7.0])[indices])
+    extended.extend([])
+    assert extended.end_index == 7
+
+
+def test_extend_validates_before_writing():
+    tree = SumTree(3)
+    tree.push(1.0)
+    with pytest.raises(ValueError, match="finite and >= 0, got -1.0"):
+        tree.extend(np.array([2.0, -1.0]))
+    with pytest.raises(ValueError, match="finite and >= 0, got nan"):
+        tree.extend([np.nan])
+    with pytest.raises(ValueError, match="capacity 3 by 4 priorities"):
+        tree.extend(np.ones(4))
+    with pytest.raises(TypeError, match="1-D array of real numbers"):
+        tree.extend(np.ones((2, 1)))
+    with pytest.raises(TypeError, match="1-D array of real numbers"):
+        tree.extend(np.array([True]))
+    assert tree.to_array().tolist() == [1.0] and tree.total == 1.0 and tree.end_index == 1

@@ -7,8 +7,8 @@ from rlcore.trajectories.base import AbstractTrajectory
 from rlcore.trajectories.buffers import CircularArrayBuffer, ElasticArrayBuffer, VectorBuffer
 from rlcore.trajectories.sum_tree import SumTree
 from rlcore.trajectories.trajectory import (
-    CircularArrayPSARTTrajectory, CircularArraySARTTrajectory, CircularArraySLARTTrajectory,
-    ElasticSARTTrajectory, Trajectory, VectorSARTTrajectory,
+    CircularArrayPSARTTrajectory, CircularArraySARTSTrajectory, CircularArraySARTTrajectory,
+    CircularArraySLARTTrajectory, ElasticSARTTrajectory, Trajectory, VectorSARTTrajectory,
 )
 
 
@@ -120,3 +120,73 @@ def test_generic_trajectory_of_buffers():
     t = Trajectory(state=CircularArrayBuffer(3, (2,)), reward=CircularArrayBuffer(3))
     t.push(state=[1.0, 2.0], reward=1)
     assert t["state"][0].tolist() == [1.0, 2.0]
+
+
+# --- the SARTS layout ---------------------------------------------------------------------------
+
+def _sarts_step(t, states, actions, rewards, next_states, terminal=None, truncated=None):
+    """One batched step of ``len(states)`` environments, as the recording rules push it."""
+    k = len(states)
+    t.extend(state=states, action=actions)
+    t.extend(reward=rewards, next_state=next_states,
+             terminal=np.zeros(k, bool) if terminal is None else terminal,
+             truncated=np.zeros(k, bool) if truncated is None else truncated)
+
+
+def test_sarts_layout():
+    t = CircularArraySARTSTrajectory(4, n_envs=2, state=((2,), np.float32))
+    assert isinstance(t, AbstractTrajectory) and t.n_envs == 2 and not t.prioritized
+    assert list(t.keys()) == ["state", "action", "reward", "terminal", "truncated",
+                              "next_state"]
+    assert all(trace.capacity == 4 for trace in t.traces.values())
+    assert t["next_state"].shape == (2,) and t["next_state"].dtype == np.float32
+    assert t["truncated"].dtype == bool and t["action"].dtype == np.int64
+    # three steps of two sub-envs: sub-env 0 in states 0, 1, 2; sub-env 1 in 10, 11, 12
+    for step in range(3):
+        _sarts_step(t, np.array([[step, 0], [10 + step, 0]]), [0, 1], [1.0, 2.0],
+                    np.array([[step + 1, 0], [11 + step, 0]]))
+    assert len(t) == 4 and t.isfull  # 6 transitions through 4 rows: the newest 4 kept
+    assert t["state"].to_array()[:, 0].tolist() == [1, 11, 2, 12]
+    assert t["next_state"].to_array()[:, 0].tolist() == [2, 12, 3, 13]
+    assert t["state"].first_index == 2 and t["next_state"].end_index == 6
+    assert "CircularArraySARTSTrajectory(capacity=4" in repr(t) and "n_envs=2" in repr(t)
+    assert AbstractTrajectory.n_envs == 1 and CircularArraySARTTrajectory(3).n_envs == 1
+
+
+def test_sarts_prioritized():
+    t = CircularArraySARTSTrajectory(6, n_envs=2, state=((), np.int64), prioritized=True,
+                                     initial_priority=2.0)
+    assert isinstance(t["priority"], SumTree) and t["priority"].max_priority == 2.0
+    assert t.prioritized and "initial_priority=2.0" in repr(t)
+    _sarts_step(t, [0, 10], [0, 0], [1.0, 1.0], [1, 11])
+    t.extend(priority=np.full(2, t["priority"].max_priority))
+    t.update_priorities(np.array([1]), np.array([5.0]))
+    assert t["priority"].to_array().tolist() == [2.0, 5.0] and t["priority"].max_priority == 5.0
+    with pytest.raises(TypeError, match="has no priorities: build it with prioritized=True"):
+        CircularArraySARTSTrajectory(4).update_priorities([0], [1.0])
+
+
+def test_sarts_extend_validates_everything_first():
+    t = CircularArraySARTSTrajectory(4, n_envs=2, state=((), np.int64))
+    with pytest.raises(ValueError, match=r"same number of rows .*'state': 2, 'action': 3"):
+        t.extend(state=[0, 1], action=[0, 1, 1])
+    with pytest.raises(TypeError, match="not a 'same_kind' cast"):
+        t.extend(state=[0, 1], action=[0.5, 1.0])
+    with pytest.raises(ValueError, match="capacity 4 by 5 rows"):
+        t.extend(state=np.arange(5), action=np.arange(5))
+    with pytest.raises(TypeError, match="'x' .*cannot be extended"):
+        Trajectory(x=VectorBuffer()).extend(x=[1, 2])
+    assert all(len(trace) == 0 for trace in t.traces.values())
+
+
+@pytest.mark.parametrize("kwargs, error, fragment", [
+    (dict(n_envs=0), ValueError, "n_envs must be a positive int, got 0"),
+    (dict(n_envs=2.0), ValueError, "n_envs must be a positive int, got 2.0"),
+    (dict(n_envs=True), ValueError, "n_envs must be a positive int, got True"),
+    (dict(n_envs=4), ValueError, r"capacity \(3\) must be at least n_envs \(4\)"),
+    (dict(prioritized=1), TypeError, "prioritized must be True or False, got 1"),
+    (dict(state=np.float32), TypeError, "state must be a"),
+])
+def test_sarts_bad_arguments(kwargs, error, fragment):
+    with pytest.raises(error, match=fragment):
+        CircularArraySARTSTrajectory(3, **kwargs)
