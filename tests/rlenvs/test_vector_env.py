@@ -11,12 +11,14 @@ import pytest
 from gymnasium import spaces
 
 from rlcore import (
-    ComposedStopCondition, DoEveryNEpisode, DoEveryNStep, RandomPolicy, StepsPerEpisode, StopAfterEpisode,
-    StopAfterStep, TotalRewardPerEpisode, run,
+    Agent, CircularArraySARTSTrajectory, CircularArraySARTTrajectory, ComposedStopCondition,
+    DoEveryNEpisode, DoEveryNStep, NStepBatchSampler, RandomPolicy, StepsPerEpisode,
+    StopAfterEpisode, StopAfterStep, TotalRewardPerEpisode, n_envs, run,
 )
-from rlcore.dispatch import check_ambiguities, dispatch
+from rlcore.dispatch import check_ambiguities, dispatch, update
 from rlcore.hooks import AbstractHook
-from rlcore.stages import PostEpisodeStage
+from rlcore.policies.base import AbstractPolicy
+from rlcore.stages import PRE_ACT_STAGE, PRE_EPISODE_STAGE, PostEpisodeStage
 from rlenvs import MultiThreadEnv, RandomWalk1D, SubEnv, SubEnvError
 
 SEED_BOUND = 2**31 - 1
@@ -259,3 +261,109 @@ def test_a_hung_sub_env_is_named_after_step_timeout():
     assert all(not p.is_alive() for p in processes)
     with pytest.raises(ValueError, match="step_timeout"):
         MultiThreadEnv(["CartPole-v1"], step_timeout=0)
+
+
+# --- recording a vectorised run into a SARTS trajectory --------------------------------------
+
+@attrs.define
+class LeanPolicy(AbstractPolicy):
+    """``lean_policy`` as a policy an ``Agent`` can hold."""
+
+    def __call__(self, env):
+        return lean_policy(env)
+
+
+def short_cart_pole():
+    """CartPole cut at 40 steps: the lean policy's episodes end both ways (about 1 in 5
+    terminates first)."""
+    return gymnasium.make("CartPole-v1", max_episode_steps=40)
+
+
+SARTS = ("state", "action", "reward", "terminal", "truncated", "next_state")
+
+
+def hand_transitions(seed, n_envs, n_steps):
+    """``(n_steps, n_envs)`` arrays of each SARTS field, from plain environments stepped by
+    hand (reset with ``seed + i``, then without a seed): at an episode's end the next state is
+    its final state, and the next step starts from the reset state."""
+    columns = []
+    for i in range(n_envs):
+        env = short_cart_pole()
+        state, _ = env.reset(seed=seed + i)
+        rows = []
+        for _ in range(n_steps):
+            action = int(state[2] > 0)
+            next_state, reward, terminated, truncated, _ = env.step(action)
+            rows.append((state, action, reward, terminated, truncated and not terminated,
+                         next_state))
+            state = next_state
+            if terminated or truncated:
+                state, _ = env.reset()
+        columns.append(rows)
+    return {name: np.array([[columns[i][step][k] for i in range(n_envs)]
+                            for step in range(n_steps)])
+            for k, name in enumerate(SARTS)}
+
+
+def test_a_vector_run_records_the_transitions_plain_envs_give():
+    n, n_steps = 3, 120
+    t = CircularArraySARTSTrajectory(1000, n_envs=n, prioritized=True)
+    with MultiThreadEnv(short_cart_pole, n, seed=7) as env:
+        assert n_envs(env) == 3
+        hook = run(Agent(LeanPolicy(), t), env, StopAfterStep(n * n_steps), StepsPerEpisode())
+    expected = hand_transitions(int(np.random.default_rng(7).integers(SEED_BOUND)), n, n_steps)
+    episode_ends = expected["terminal"] | expected["truncated"]
+    assert expected["terminal"].sum() >= 3 and expected["truncated"].sum() >= 3
+    assert len(hook.steps) == episode_ends.sum()
+    # the end of the run cut every sub-env's last step that did not terminate
+    expected["truncated"][-1] |= ~expected["terminal"][-1]
+    assert len(t) == n * n_steps  # one row per env step: episode stages recorded nothing
+    for name in SARTS:  # row step * n + i is sub-env i's step
+        np.testing.assert_array_equal(
+            t[name].to_array(),
+            expected[name].reshape(n * n_steps, *expected[name].shape[2:]).astype(t[name].dtype),
+            err_msg=name)
+    ended = expected["terminal"] | expected["truncated"]
+    assert t["priority"].to_array().tolist() == [1.0] * (n * n_steps)
+
+    # n-step windows stay in their sub-env's column and stop at its episode ends
+    gamma, steps = 0.5, 3
+    batch = NStepBatchSampler(n=steps, gamma=gamma, batch_size=200, rng=0)(t)
+    for row, reward, next_state in zip(batch.indices, batch.reward, batch.next_state):
+        step, i = divmod(int(row), n)
+        total, k = 0.0, 0
+        while k < steps and step + k < n_steps:
+            total += gamma ** k * expected["reward"][step + k, i]
+            k += 1
+            if ended[step + k - 1, i]:
+                break
+        assert float(reward) == pytest.approx(total)
+        np.testing.assert_array_equal(next_state, expected["next_state"][step + k - 1, i])
+
+
+def test_a_sart_trajectory_or_another_n_envs_is_refused():
+    with MultiThreadEnv("CartPole-v1", 3, seed=0) as env:
+        with pytest.raises(TypeError, match=r"CircularArraySARTTrajectory records one "
+                                            r"environment .* use CircularArraySARTSTrajectory"
+                                            r"\(capacity, n_envs=3, \.\.\.\)"):
+            run(Agent(LeanPolicy(), CircularArraySARTTrajectory(100)), env, StopAfterStep(30))
+    with MultiThreadEnv("CartPole-v1", 3, seed=0) as env:
+        t = CircularArraySARTSTrajectory(100, n_envs=2)
+        with pytest.raises(ValueError, match=r"built with n_envs=2 but n_envs\(MultiThreadEnv"
+                                             r"\(n=3, mode='sync'\)\) is 3"):
+            run(Agent(LeanPolicy(), t), env, StopAfterStep(30))
+        assert len(t["state"]) == 0
+    check_ambiguities()
+
+
+def test_a_bad_batch_of_actions_records_nothing():
+    t = CircularArraySARTSTrajectory(100, n_envs=3)
+    with MultiThreadEnv("CartPole-v1", 3, seed=0) as env:
+        env.reset()
+        update(t, LeanPolicy(), env[0], PRE_EPISODE_STAGE)  # an episode stage: nothing
+        with pytest.raises(ValueError, match="sub-env 1"):
+            update(t, LeanPolicy(), env, PRE_ACT_STAGE, np.array([0, 5, 1]))
+        with pytest.raises(ValueError, match="one action per sub-env"):
+            update(t, LeanPolicy(), env, PRE_ACT_STAGE, np.array([0, 1]))
+        assert all(len(trace) == 0 for trace in t.traces.values())
+        assert env.ended().tolist() == []

@@ -27,7 +27,7 @@ def test_unknown_name_and_key_fail_with_the_valid_ones(capsys):
     assert "valid names: " in capsys.readouterr().err
     assert main(["run", "DQN_CartPole", "learning_rate=0.1"]) == 2
     err = capsys.readouterr().err
-    assert "no parameter 'learning_rate'; valid keys: steps, device, lr" in err
+    assert "no parameter 'learning_rate'; valid keys: steps, device, n_envs, lr" in err
     assert main(["run", "DQN_CartPole", "lr=fast"]) == 2
     assert "lr takes a number" in capsys.readouterr().err
 
@@ -44,8 +44,9 @@ def test_a_value_the_experiment_rejects_is_a_one_line_error(command, capsys):
 
 def test_overrides_are_typed_after_the_defaults():
     assert parse_overrides("DQN_CartPole", ["lr=5e-4", "is_double=false", "steps=1_000",
-                                            "stop_at=195", "loss=mse"]) == \
-        {"lr": 5e-4, "is_double": False, "steps": 1000, "stop_at": 195, "loss": "mse"}
+                                            "stop_at=195", "loss=mse", "n_envs=4"]) == \
+        {"lr": 5e-4, "is_double": False, "steps": 1000, "stop_at": 195, "loss": "mse",
+         "n_envs": 4}
 
 
 def test_run_prints_evaluations_and_a_summary(capsys):

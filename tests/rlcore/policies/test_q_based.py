@@ -4,7 +4,7 @@ import pytest
 
 from rlcore.approximators import TabularQApproximator, TabularVApproximator
 from rlcore.envs.traits import FULL_ACTION_SET
-from rlcore.explorers import EpsilonGreedyExplorer
+from rlcore.explorers import AbstractExplorer, EpsilonGreedyExplorer
 from rlcore.policies import AbstractLearner, Agent, QBasedPolicy, VBasedPolicy, testmode
 from rlcore.run import run
 from rlcore.stop_conditions import StopAfterStep
@@ -62,25 +62,44 @@ def test_v_based_policy_uses_its_mapping():
 
 
 class _CountingLearner(AbstractLearner):
-    """Fixed action values; counts its calls; ``pure_call`` as given."""
+    """Fixed action values; counts its calls."""
 
-    def __init__(self, values, pure_call):
-        self.values, self.pure_call, self.calls = values, pure_call, 0
+    def __init__(self, values):
+        self.values, self.calls = values, 0
 
     def __call__(self, env):
         self.calls += 1
         return self.values
 
 
+class _RecordingExplorer(AbstractExplorer):
+    """Records what it is given; returns the given ``actions``."""
+
+    def __init__(self, actions):
+        self.actions, self.seen = actions, []
+
+    def __call__(self, values, mask=None):
+        self.seen.append((values, mask))
+        return self.actions
+
+    def prob(self, values, mask=None):
+        return np.full(len(values), 1.0 / len(values))
+
+
 @pytest.mark.parametrize("env_cls", [LineEnv, MaskedLineEnv])
-def test_pure_learner_is_called_only_on_greedy_steps_with_the_same_actions(env_cls):
-    values = [0.0, 1.0, 5.0, 2.0] if env_cls is MaskedLineEnv else [0.0, 1.0]
-    policies = [QBasedPolicy(_CountingLearner(values, pure),
-                             EpsilonGreedyExplorer(epsilon_stable=0.5, seed=4))
-                for pure in (True, False)]
-    env = env_cls()
+def test_the_learners_values_go_to_the_explorer_as_they_are_once_per_action(env_cls):
+    # the values (and, under FULL_ACTION_SET, the mask) unchanged, whatever their shape: a
+    # vectorised env's (n, n_actions) batch gives the explorer's n actions back
+    values = np.arange(8.0).reshape(2, 4)
+    learner, explorer = _CountingLearner(values), _RecordingExplorer(np.array([3, 1]))
+    policy, env = QBasedPolicy(learner, explorer), env_cls()
     env.reset()
-    actions = [[policy(env) for _ in range(200)] for policy in policies]
-    assert actions[0] == actions[1]
-    assert policies[1].learner.calls == 200
-    assert 50 < policies[0].learner.calls < 150  # about the greedy half
+    for _ in range(5):
+        assert policy(env) is explorer.actions
+    assert learner.calls == 5 and len(explorer.seen) == 5
+    given, mask = explorer.seen[0]
+    assert given is values
+    if env_cls is MaskedLineEnv:
+        np.testing.assert_array_equal(mask, [False, True, False, True])
+    else:
+        assert mask is None

@@ -2,9 +2,14 @@
 
 import numpy as np
 import torch
+from gymnasium import spaces
 
-from rlcore import CircularArraySARTTrajectory, NeuralNetworkApproximator
+from rlcore import (
+    AbstractEnv, BatchSampler, CircularArraySARTTrajectory, NeuralNetworkApproximator,
+    ReplaySchedule,
+)
 from rlcore.trajectories.samplers import Batch
+from rlzoo.dqns import target_network
 
 
 def linear_approximator(weight, lr=0.1):
@@ -16,25 +21,27 @@ def linear_approximator(weight, lr=0.1):
     return NeuralNetworkApproximator(model, torch.optim.SGD(model.parameters(), lr=lr))
 
 
-def linear_qnetwork_approximator(weight, lr=0.1):
-    """As :func:`linear_approximator`, the ``Linear`` inside a ``QNetwork`` without hidden
-    layers: the DQN learners then take their numpy path (``numpy_td_update``)."""
-    from rlzoo.dqns import QNetwork
-
-    inner = linear_approximator(weight).model
-    net = QNetwork(inner.in_features, inner.out_features, hidden=(), seed=0)
-    net.layers[0] = inner
-    assert net.numpy_layers() is not None
-    return NeuralNetworkApproximator(net, torch.optim.SGD(net.parameters(), lr=lr))
+def sgd(model, lr=0.1):
+    """``model`` with plain SGD, in a target network synced after every optimiser step."""
+    return target_network(NeuralNetworkApproximator(
+        model, torch.optim.SGD(model.parameters(), lr=lr)))
 
 
-LINEAR_BUILDERS = {"torch": linear_approximator, "numpy": linear_qnetwork_approximator}
+def adam(model, lr=1e-3, device="cpu"):
+    """``model`` with Adam on ``device`` (a ``NeuralNetworkApproximator``)."""
+    return NeuralNetworkApproximator(model, torch.optim.Adam(model.parameters(), lr=lr),
+                                     device=device)
 
 
-def weight_of(model):
-    """The weight of the model of a :data:`LINEAR_BUILDERS` approximator, or of its target
-    network's copy (a tensor)."""
-    return (model.layers[0] if hasattr(model, "layers") else model).weight
+def adam_target(model, lr=1e-3, *, sync_every=1, rho=0.0, device="cpu"):
+    """:func:`adam` in a target network (noisy layers reseeded, as the experiments build it)."""
+    return target_network(adam(model, lr, device), sync_every=sync_every, rho=rho)
+
+
+def schedule(batch_size=16, min_replay_history=16, **kwargs):
+    """A ``ReplaySchedule`` drawing uniform batches of ``batch_size`` (seed 0)."""
+    return ReplaySchedule(sampler=BatchSampler(batch_size, seed=0),
+                          min_replay_history=min_replay_history, **kwargs)
 
 
 def make_batch(state, action, reward, next_state, terminal=None, truncated=None, **extra):
@@ -80,7 +87,7 @@ def params(module):
 
 
 def same(a, b):
-    return all(torch.equal(x, y) for x, y in zip(a, b))
+    return all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 CARTPOLE = ["BasicDQN_CartPole", "DQN_CartPole", "PrioritizedDQN_CartPole", "C51_CartPole",
@@ -88,8 +95,8 @@ CARTPOLE = ["BasicDQN_CartPole", "DQN_CartPole", "PrioritizedDQN_CartPole", "C51
 
 
 def learner_and_batch(name, device="cpu", steps=400):
-    """The learner of experiment ``name`` (seed 0) on ``device`` and a batch its sampler drew
-    from ``steps`` random CartPole transitions."""
+    """The learner of experiment ``name`` (seed 0) on ``device`` and a batch its schedule's
+    sampler drew (numpy arrays) from ``steps`` random CartPole transitions."""
     from rlcore import Agent, RandomPolicy, StopAfterStep, run
     from rlzoo.experiments import registry
     from rlzoo.experiments.cartpole import cartpole_env
@@ -98,4 +105,32 @@ def learner_and_batch(name, device="cpu", steps=400):
     agent = experiment.policy
     run(Agent(RandomPolicy(seed=1), agent.trajectory), cartpole_env(7), StopAfterStep(steps))
     learner = agent.policy.learner
-    return learner, learner.sampler(agent.trajectory)
+    return learner, learner.schedule.sampler(agent.trajectory)
+
+
+class FixedStateEnv(AbstractEnv):
+    """One environment that shows ``state`` (a learner's acting input); it cannot be stepped."""
+
+    def __init__(self, state):
+        self._state = state
+
+    def reset(self):
+        pass
+
+    def __call__(self, action):
+        raise NotImplementedError("FixedStateEnv only shows a state")
+
+    def state(self, player=None):
+        return self._state
+
+    def reward(self, player=None):
+        return 0.0
+
+    def is_terminated(self):
+        return False
+
+    def action_space(self, player=None):
+        return spaces.Discrete(2)
+
+    def state_space(self, player=None):
+        return spaces.Box(-np.inf, np.inf, np.shape(self._state), np.float32)

@@ -3,13 +3,14 @@
 import pytest
 import torch
 
-from rlcore import PRE_ACT_STAGE, BatchSampler, update
+from rlcore import PRE_ACT_STAGE, update
 from rlzoo.dqns import C51Learner, DistributionalNetwork, RainbowLearner
 from rlzoo.dqns.c51 import c51_target
-from rlzoo.experiments.common import approximator
 from tests.helpers import LineEnv
-from tests.rlzoo.dqns.dqn_helpers import filled_trajectory, make_batch, params, random_batch, \
-    same
+from tests.rlzoo.dqns.dqn_helpers import (
+    FixedStateEnv, adam_target, filled_trajectory, make_batch, params, random_batch, same,
+    schedule, sgd,
+)
 
 
 class FixedLogits(torch.nn.Module):
@@ -24,11 +25,7 @@ class FixedLogits(torch.nn.Module):
 
 
 def _learner(probs, gamma=0.5):
-    from rlcore import NeuralNetworkApproximator
-    model = FixedLogits(probs)
-    return C51Learner(approximator=NeuralNetworkApproximator(
-        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=gamma, n_atoms=3,
-        v_min=0.0, v_max=2.0)
+    return C51Learner(sgd(FixedLogits(probs)), gamma=gamma, n_atoms=3, v_min=0.0, v_max=2.0)
 
 
 def test_target_is_the_projection_of_the_greedy_next_distribution():
@@ -39,7 +36,7 @@ def test_target_is_the_projection_of_the_greedy_next_distribution():
     target = c51_target(learner, batch)
     # a terminal step keeps only r = 0.5: half on atom 0, half on atom 1
     torch.testing.assert_close(target, torch.tensor([[0.1, 0.75, 0.15], [0.5, 0.5, 0.0]]))
-    q = learner(type("Env", (), {"state": lambda self: torch.zeros(1)})())
+    q = learner(FixedStateEnv(torch.zeros(1)))
     torch.testing.assert_close(q, torch.tensor([1.1, 0.5]))
     # the loss is the cross-entropy of action 1's distribution to the target
     loss = update(learner, batch)
@@ -47,33 +44,37 @@ def test_target_is_the_projection_of_the_greedy_next_distribution():
     assert loss.item() == pytest.approx(expected.item(), rel=1e-5)
 
 
-def test_loss_decreases_and_target_waits_for_sync():
+def test_loss_decreases_on_a_fixed_batch():
     net = DistributionalNetwork(4, 2, hidden=(32,), n_atoms=11, seed=0)
-    learner = C51Learner(approximator=approximator(net, 1e-2), n_atoms=11, v_min=-5, v_max=5,
-                         min_replay_history=16, target_update_freq=3,
-                         sampler=BatchSampler(16, seed=0))
+    learner = C51Learner(adam_target(net, 1e-2), n_atoms=11, v_min=-5, v_max=5)
     batch = random_batch()
     first = update(learner, batch).item()
     for _ in range(50):
         last = update(learner, batch).item()
     assert last < first - 0.2
-    before = params(learner.target_network.target_model)
+
+
+def test_target_waits_for_its_sync():
+    net = DistributionalNetwork(4, 2, hidden=(32,), n_atoms=11, seed=0)
+    learner = C51Learner(adam_target(net, 1e-2, sync_every=3), n_atoms=11, v_min=-5, v_max=5,
+                         schedule=schedule(16))
+    before = params(learner.approximator.target_model)
     t = filled_trajectory(100)
-    for _ in range(2):
+    for _ in range(2):   # optimiser steps 1 and 2
         update(learner, t, LineEnv(), PRE_ACT_STAGE)
-    assert same(before, params(learner.target_network.target_model))
-    update(learner, t, LineEnv(), PRE_ACT_STAGE)
-    assert same(params(net), params(learner.target_network.target_model))
+    assert same(before, params(learner.approximator.target_model))
+    update(learner, t, LineEnv(), PRE_ACT_STAGE)   # step 3: synced
+    assert same(params(net), params(learner.approximator.target_model))
 
 
 def test_bad_support_is_named():
     net = DistributionalNetwork(4, 2, hidden=(8,), n_atoms=3, seed=0)
     with pytest.raises(ValueError, match="v_min"):
-        C51Learner(approximator=approximator(net, 1e-3), n_atoms=3, v_min=1.0, v_max=0.0)
+        C51Learner(adam_target(net), n_atoms=3, v_min=1.0, v_max=0.0)
     one = DistributionalNetwork(4, 2, hidden=(8,), n_atoms=1, seed=0)
     for cls in (C51Learner, RainbowLearner):  # one atom: a support of width 0 (Δz = 0/0)
         with pytest.raises(ValueError, match="n_atoms must be an integer >= 2, got 1"):
-            cls(approximator=approximator(one, 1e-3), n_atoms=1)
+            cls(adam_target(one), n_atoms=1)
 
 
 def test_the_target_comes_from_the_target_network():

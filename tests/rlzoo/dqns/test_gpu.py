@@ -4,20 +4,23 @@
   stage rule ``run`` calls (sampling, the gradient step, priorities, the target sync): the
   loss, the gradients, the parameters, the synced target network and the replay's priorities,
   given the same random draws (the ``matched_draws`` fixture).
-- A CUDA learner's ``update(learner, batch)`` takes a CPU batch as its own sampler's.
+- A CUDA learner's ``update(learner, batch)`` takes its sampler's numpy batch, or the batch as
+  CPU or CUDA tensors, with the same result.
 - Every named experiment runs unchanged with ``device="cuda"``: the CartPole ones through
-  ``run`` with learning, the Dopamine Atari ones for 500 frames; ``DQN_CartPole`` learns to 195
-  on CUDA within the CI budget.
+  ``run`` with learning (with one env and with 4 sub-envs), the Dopamine Atari ones for 500
+  frames; ``DQN_CartPole`` learns to 195 on CUDA within the CI budget.
 """
 
 import importlib
 
+import numpy as np
 import pytest
 import torch
 
-from rlcore import Agent, EvaluateEveryNStep, RandomPolicy, StopAfterStep, run, update
+from rlcore import (
+    Agent, EvaluateEveryNStep, RandomPolicy, StopAfterStep, TargetNetwork, run, update,
+)
 from rlcore.stages import PRE_ACT_STAGE
-from rlcore.trajectories.samplers import Batch
 from rlzoo.dqns import IQNLearner, NoisyLinear, REMDQNLearner
 from rlzoo.experiments import registry
 from rlzoo.experiments.cartpole import cartpole_env
@@ -78,9 +81,8 @@ def _after_one_step(name, device):
     out = {"loss": torch.as_tensor(float(learner.loss_value)),
            "parameters": [p.detach().cpu() for p in model.parameters()],
            "gradients": [p.grad.detach().cpu() for p in model.parameters()]}
-    if hasattr(learner, "target_network"):
-        out["target"] = [p.detach().cpu() for p in
-                         learner.target_network.target_model.parameters()]
+    if isinstance(learner.approximator, TargetNetwork):
+        out["target"] = [p.detach().cpu() for p in learner.approximator.target_model.parameters()]
     if "priority" in agent.trajectory:
         out["priorities"] = torch.from_numpy(agent.trajectory["priority"].to_array().copy())
     return out
@@ -102,28 +104,30 @@ def test_a_training_step_on_cuda_matches_the_cpu_step(name, matched_draws):
 
 
 @pytest.mark.parametrize("name", CARTPOLE)
-def test_a_cuda_learner_takes_a_cpu_batch(name, matched_draws):
+def test_a_cuda_learner_takes_a_numpy_cpu_or_cuda_batch(name, matched_draws):
     results = []
-    for on_cpu in (False, True):
+    for form in ("numpy", "cpu", "cuda"):
         learner, batch = learner_and_batch(name, "cuda")
-        assert batch["state"].device.type == "cuda"
-        if on_cpu:
-            batch = Batch.to(batch, "cpu")
+        assert isinstance(batch["state"], np.ndarray)   # the sampler draws numpy arrays
+        if form != "numpy":
+            batch = batch.to(form)
         update(learner, batch)
         results.append([p.detach().cpu() for p in learner.approximator.model.parameters()])
-    for a, b in zip(*results):
-        torch.testing.assert_close(b, a)
+    for other in results[1:]:
+        for a, b in zip(results[0], other, strict=True):
+            torch.testing.assert_close(b, a)
 
 
+@pytest.mark.parametrize("n_envs", [1, 4])
 @pytest.mark.parametrize("name", CARTPOLE)
-def test_cartpole_experiments_run_on_cuda(name):
-    experiment = registry.make(name, 0, device="cuda", steps=1000, min_replay_history=300,
-                               eval_every=1000, eval_episodes=2)
+def test_cartpole_experiments_run_on_cuda(name, n_envs):
+    experiment = registry.make(name, 0, device="cuda", n_envs=n_envs, steps=1000,
+                               min_replay_history=300, eval_every=1000, eval_episodes=2)
     model = experiment.policy.policy.learner.approximator.model
     before = [p.detach().clone() for p in model.parameters()]
     run(experiment)
     learner = experiment.policy.policy.learner
-    assert learner.update_step == 1000
+    assert learner.schedule.env_steps == 1000
     assert bool(torch.as_tensor(learner.loss_value).isfinite())
     after = list(model.parameters())
     assert all(p.device.type == "cuda" for p in after)
@@ -143,5 +147,5 @@ def test_atari_500_frames_on_cuda(name):
                                eval_steps=30, max_episode_steps=50)
     run(experiment)
     learner = experiment.policy.policy.learner
-    assert learner.update_step == 125
+    assert learner.schedule.env_steps == 125
     assert bool(learner.loss_value.isfinite()) and learner.loss_value.device.type == "cuda"

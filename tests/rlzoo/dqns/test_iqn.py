@@ -3,13 +3,15 @@
 import pytest
 import torch
 
-from rlcore import PRE_ACT_STAGE, BatchSampler, NeuralNetworkApproximator, update
+from rlcore import PRE_ACT_STAGE, update
+from rlcore.utils.random import torch_generator
 from rlzoo.dqns import ImplicitQuantileNetwork, IQNLearner
-from rlzoo.dqns.common import quantile_huber_loss, torch_generator
-from rlzoo.experiments.common import approximator
+from rlzoo.dqns.losses import quantile_huber_loss
 from tests.helpers import LineEnv
-from tests.rlzoo.dqns.dqn_helpers import filled_trajectory, make_batch, params, random_batch, \
-    same
+from tests.rlzoo.dqns.dqn_helpers import (
+    FixedStateEnv, adam_target, filled_trajectory, make_batch, params, random_batch, same,
+    schedule, sgd,
+)
 
 
 class TauQuantiles(torch.nn.Module):
@@ -25,8 +27,7 @@ class TauQuantiles(torch.nn.Module):
 
 def test_one_update_by_hand():
     model = TauQuantiles()
-    learner = IQNLearner(approximator=NeuralNetworkApproximator(
-        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, n_tau=3,
+    learner = IQNLearner(sgd(model), gamma=0.5, n_tau=3,
         n_tau_prime=4, seed=7)
     batch = make_batch([[0.0]], [0], [1.0], [[0.0]])
     # replay the learner's draws: τ (1, 3) for the online net, then τ' (1, 4) for the target
@@ -39,32 +40,34 @@ def test_one_update_by_hand():
 
 def test_acting_averages_sampled_quantiles_and_is_reproducible():
     net = ImplicitQuantileNetwork(4, 2, hidden=(16,), n_cos=8, seed=0)
-    q1 = IQNLearner(approximator=approximator(net, 1e-3), n_tau_act=8, seed=3)(
-        type("Env", (), {"state": lambda self: torch.ones(4)})())
-    q2 = IQNLearner(approximator=approximator(net, 1e-3), n_tau_act=8, seed=3)(
-        type("Env", (), {"state": lambda self: torch.ones(4)})())
+    q1 = IQNLearner(adam_target(net), n_tau_act=8, seed=3)(FixedStateEnv(torch.ones(4)))
+    q2 = IQNLearner(adam_target(net), n_tau_act=8, seed=3)(FixedStateEnv(torch.ones(4)))
     assert q1.shape == (2,)
     torch.testing.assert_close(q1, q2)
 
 
-def test_loss_decreases_and_target_waits_for_sync():
+def test_loss_decreases_on_a_fixed_batch():
     net = ImplicitQuantileNetwork(4, 2, hidden=(32,), n_cos=16, head_hidden=32, seed=0)
-    learner = IQNLearner(approximator=approximator(net, 1e-2), n_tau=8, n_tau_prime=8,
-                         gamma=0.5, min_replay_history=16, target_update_freq=3,
-                         sampler=BatchSampler(16, seed=0))
+    learner = IQNLearner(adam_target(net, 1e-2), n_tau=8, n_tau_prime=8, gamma=0.5)
     batch = random_batch()
     first = sum(update(learner, batch).item() for _ in range(5))
     for _ in range(60):
         update(learner, batch)
     last = sum(update(learner, batch).item() for _ in range(5))
     assert last < 0.7 * first
-    before = params(learner.target_network.target_model)
+
+
+def test_target_waits_for_its_sync():
+    net = ImplicitQuantileNetwork(4, 2, hidden=(32,), n_cos=16, head_hidden=32, seed=0)
+    learner = IQNLearner(adam_target(net, 1e-2, sync_every=3), n_tau=8, n_tau_prime=8,
+                         gamma=0.5, schedule=schedule(16))
+    before = params(learner.approximator.target_model)
     t = filled_trajectory(100)
-    for _ in range(2):
+    for _ in range(2):   # optimiser steps 1 and 2
         update(learner, t, LineEnv(), PRE_ACT_STAGE)
-    assert same(before, params(learner.target_network.target_model))
-    update(learner, t, LineEnv(), PRE_ACT_STAGE)
-    assert same(params(net), params(learner.target_network.target_model))
+    assert same(before, params(learner.approximator.target_model))
+    update(learner, t, LineEnv(), PRE_ACT_STAGE)   # step 3: synced
+    assert same(params(net), params(learner.approximator.target_model))
 
 
 def test_training_is_bit_identical_with_and_without_an_epsilon_evaluation():
@@ -90,7 +93,7 @@ def test_training_is_bit_identical_with_and_without_an_epsilon_evaluation():
     (a, evaluation), (b, _) = train(True), train(False)
     assert evaluation.steps == [150, 300] and min(evaluation.episodes) >= 1
     learner_a, learner_b = a.policy.learner, b.policy.learner
-    assert learner_a.update_step == learner_b.update_step == 300
+    assert learner_a.schedule.env_steps == learner_b.schedule.env_steps == 300
     for p, q in zip(learner_a.approximator.model.parameters(),
                     learner_b.approximator.model.parameters(), strict=True):
         assert torch.equal(p, q)
@@ -106,14 +109,13 @@ def test_training_is_bit_identical_with_and_without_an_epsilon_evaluation():
 def test_seed_is_validated():
     net = ImplicitQuantileNetwork(4, 2, hidden=(8,), n_cos=4, seed=0)
     for bad in (-1, 1.5, True):
-        with pytest.raises(ValueError, match="seed must be an int >= 0, got"):
-            IQNLearner(approximator=approximator(net, 1e-3), seed=bad)
+        with pytest.raises(ValueError, match=f"seed must be an integer >= 0, got {bad!r}"):
+            IQNLearner(adam_target(net), seed=bad)
 
 
 def test_the_target_comes_from_the_target_network():
     model = TauQuantiles()
-    learner = IQNLearner(approximator=NeuralNetworkApproximator(
-        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, n_tau=3,
+    learner = IQNLearner(sgd(model), gamma=0.5, n_tau=3,
         n_tau_prime=4, seed=7)
     model.scale.data = torch.tensor([2.0, 0.5])  # online only: from it a* would be 0
     batch = make_batch([[0.0]], [0], [1.0], [[0.0]])
@@ -147,8 +149,7 @@ def test_the_next_action_is_chosen_with_fractions_of_its_own():
             break
     assert chosen != int(taus_prime.mean() > 0.5), "no seed below 100 tells the rules apart"
     model = CentredQuantiles()
-    learner = IQNLearner(approximator=NeuralNetworkApproximator(
-        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, n_tau=2,
+    learner = IQNLearner(sgd(model), gamma=0.5, n_tau=2,
         n_tau_prime=3, n_tau_act=5, seed=seed)
     batch = make_batch([[0.0]], [1], [1.0], [[0.0]])
     next_value = (taus_prime - 0.5) if chosen == 1 else torch.zeros(1, 3)

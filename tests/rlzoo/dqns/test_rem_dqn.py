@@ -3,13 +3,14 @@
 import pytest
 import torch
 
-from rlcore import PRE_ACT_STAGE, BatchSampler, NeuralNetworkApproximator, update
+from rlcore import PRE_ACT_STAGE, update
+from rlcore.utils.random import torch_generator
 from rlzoo.dqns import EnsembleQNetwork, REMDQNLearner
-from rlzoo.dqns.common import torch_generator
-from rlzoo.experiments.common import approximator
 from tests.helpers import LineEnv
-from tests.rlzoo.dqns.dqn_helpers import filled_trajectory, make_batch, params, random_batch, \
-    same
+from tests.rlzoo.dqns.dqn_helpers import (
+    FixedStateEnv, adam_target, filled_trajectory, make_batch, params, random_batch, same,
+    schedule, sgd,
+)
 
 
 class FixedHeads(torch.nn.Module):
@@ -24,8 +25,7 @@ class FixedHeads(torch.nn.Module):
 def test_one_update_by_hand():
     # two heads: Q_1 = [1, 0], Q_2 = [0, 3]
     model = FixedHeads([[1.0, 0.0], [0.0, 3.0]])
-    learner = REMDQNLearner(approximator=NeuralNetworkApproximator(
-        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, loss="mse", seed=5)
+    learner = REMDQNLearner(sgd(model), gamma=0.5, loss="mse", seed=5)
     alpha = torch.rand(2, generator=torch_generator(5, "cpu"))
     alpha = alpha / alpha.sum()
     q = alpha[0] * torch.tensor([1.0, 0.0]) + alpha[1] * torch.tensor([0.0, 3.0])
@@ -40,36 +40,38 @@ def test_one_update_by_hand():
 
 def test_acting_uses_the_mean_of_the_heads():
     model = FixedHeads([[1.0, 0.0], [0.0, 3.0]])
-    learner = REMDQNLearner(approximator=NeuralNetworkApproximator(
-        model, torch.optim.SGD(model.parameters(), lr=0.1)))
-    q = learner(type("Env", (), {"state": lambda self: torch.zeros(1)})())
+    learner = REMDQNLearner(sgd(model))
+    q = learner(FixedStateEnv(torch.zeros(1)))
     torch.testing.assert_close(q, torch.tensor([0.5, 1.5]))
 
 
-def test_loss_decreases_and_target_waits_for_sync():
+def test_loss_decreases_on_a_fixed_batch():
     net = EnsembleQNetwork(4, 2, hidden=(32,), n_heads=3, seed=0)
-    learner = REMDQNLearner(approximator=approximator(net, 1e-2), gamma=0.5,
-                            min_replay_history=16, target_update_freq=3,
-                            sampler=BatchSampler(16, seed=0))
+    learner = REMDQNLearner(adam_target(net, 1e-2), gamma=0.5)
     batch = random_batch()
     first = sum(update(learner, batch).item() for _ in range(5))
     for _ in range(50):
         update(learner, batch)
     last = sum(update(learner, batch).item() for _ in range(5))
     assert last < 0.5 * first
-    before = params(learner.target_network.target_model)
+
+
+def test_target_waits_for_its_sync():
+    net = EnsembleQNetwork(4, 2, hidden=(32,), n_heads=3, seed=0)
+    learner = REMDQNLearner(adam_target(net, 1e-2, sync_every=3), gamma=0.5,
+                            schedule=schedule(16))
+    before = params(learner.approximator.target_model)
     t = filled_trajectory(100)
-    for _ in range(2):
+    for _ in range(2):   # optimiser steps 1 and 2
         update(learner, t, LineEnv(), PRE_ACT_STAGE)
-    assert same(before, params(learner.target_network.target_model))
-    update(learner, t, LineEnv(), PRE_ACT_STAGE)
-    assert same(params(net), params(learner.target_network.target_model))
+    assert same(before, params(learner.approximator.target_model))
+    update(learner, t, LineEnv(), PRE_ACT_STAGE)   # step 3: synced
+    assert same(params(net), params(learner.approximator.target_model))
 
 
 def test_the_target_comes_from_the_target_network():
     model = FixedHeads([[1.0, 0.0], [0.0, 3.0]])
-    learner = REMDQNLearner(approximator=NeuralNetworkApproximator(
-        model, torch.optim.SGD(model.parameters(), lr=0.1)), gamma=0.5, loss="mse", seed=5)
+    learner = REMDQNLearner(sgd(model), gamma=0.5, loss="mse", seed=5)
     model.q.data = torch.tensor([[2.0, 2.0], [1.0, 1.0]])  # online only
     alpha = torch.rand(2, generator=torch_generator(5, "cpu"))
     alpha = alpha / alpha.sum()
@@ -84,4 +86,4 @@ def test_a_bad_seed_is_named():
     net = EnsembleQNetwork(4, 2, hidden=(8,), n_heads=2, seed=0)
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match=f"seed must be an integer >= 0, got {bad!r}"):
-            REMDQNLearner(approximator=approximator(net, 1e-3), seed=bad)
+            REMDQNLearner(adam_target(net), seed=bad)

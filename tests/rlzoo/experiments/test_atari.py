@@ -38,7 +38,12 @@ def test_500_frames_smoke(name, one_thread):
                                max_episode_steps=50)
     hook = run(experiment)
     learner = experiment.policy.policy.learner
-    assert learner.update_step == 125
+    assert learner.schedule.env_steps == 125
+    # a target sync every 40 env steps = every 40 / update_freq 4 = 10 optimiser steps
+    assert learner.approximator.sync_every == 10
+    # at env step t the replay holds t - 1 transitions, plus the padding step of the episode
+    # truncated at step 50 (from step 51): 64 at t = 64, so steps 64, 68, ..., 124 learn: 16
+    assert learner.approximator.n_updates == 16
     assert learner.loss_value is not None and bool(learner.loss_value.isfinite())
     assert experiment.env.state().shape == (4, 84, 84)
     evaluation = find_hook(hook, EvaluateEveryNStep)

@@ -62,3 +62,38 @@ def test_the_other_experiments_take_an_epsilon_warmup(name):
     warm = explorer(epsilon_warmup_steps=700)
     assert warm.epsilon_at(700) == 1.0
     assert warm.epsilon_at(700 + decay // 2) == pytest.approx(halfway)
+
+
+def _optimiser_steps(learner):
+    """Adam's step count of the learner's first parameter: the optimiser steps taken."""
+    app = getattr(learner.approximator, "approximator", learner.approximator)
+    first = next(app.model.parameters())
+    return int(app.optimizer.state[first]["step"])
+
+
+@pytest.mark.parametrize("name", CARTPOLE)
+def test_four_sub_envs_take_as_many_gradient_steps_per_env_step_as_one_env(name, one_thread):
+    # 400 env steps, learning from 100 transitions. One env: at step t the replay holds t - 1
+    # transitions, so steps 101..400 learn: 300 env steps. Four sub-envs: batched step k brings
+    # env steps 4k - 3..4k and the replay holds 4 (k - 1) transitions, so k = 26..100 learn,
+    # 75 batched steps of 4 env steps: 300 env steps again. One gradient step every update_freq
+    # env steps: 300 (update_freq 1) or 150 (DQN_CartPole's update_freq 2), either way.
+    per_env_step = 1 / registry.parameters(name)["update_freq"]
+    for n_envs in (1, 4):
+        experiment = registry.make(name, 0, n_envs=n_envs, steps=400, min_replay_history=100,
+                                   batch_size=32, eval_every=400, eval_episodes=1)
+        hook = run(experiment)
+        learner = experiment.policy.policy.learner
+        assert learner.schedule.env_steps == 400
+        assert _optimiser_steps(learner) == 300 * per_env_step, n_envs
+        assert find_hook(hook, EvaluateEveryNStep).steps == [400]
+        assert len(experiment.policy.trajectory) == 400
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_envs", [4, 8])
+def test_dqn_cartpole_reaches_195_from_a_vector_env(n_envs, one_thread):
+    experiment = registry.make("DQN_CartPole", seed=0, n_envs=n_envs, stop_at=195)
+    evaluation = find_hook(run(experiment), EvaluateEveryNStep)
+    assert evaluation.t <= 30_000
+    assert max(evaluation.returns) >= 195, (n_envs, evaluation.steps, evaluation.returns)

@@ -54,7 +54,7 @@ def test_normalising_layer_maps_the_state_box_onto_the_unit_square_and_is_frozen
     env = MountainCarEnv(seed=0)
     space = env.state_space()
     net = q_network(env, 16, True, False, seed=1, body_seed=2)
-    scale = net.layers[0]
+    scale = net.body[0]
     corners = torch.tensor(np.array([space.low, space.high, (space.low + space.high) / 2]))
     expected = torch.tensor([[-1.0, -1.0], [1.0, 1.0], [0.0, 0.0]])
     assert torch.allclose(scale(corners.float()), expected, atol=1e-6)
@@ -69,7 +69,7 @@ def test_normalising_layer_is_not_trained(one_thread):
     experiment = registry.make("DQN_MountainCar", 0, steps=400, min_replay_history=100,
                                eval_every=400, eval_episodes=1)
     model = experiment.policy.policy.learner.approximator.model
-    first, second = model.layers[0], model.layers[1]
+    first, second = model.body[0], model.body[1]
     before = (first.weight.clone(), first.bias.clone(), second.weight.clone())
     run(experiment)
     assert torch.equal(first.weight, before[0]) and torch.equal(first.bias, before[1])

@@ -37,7 +37,7 @@ def test_make_builds_an_experiment_with_the_overrides():
     assert isinstance(experiment, Experiment)
     learner = experiment.policy.policy.learner
     assert learner.is_double is False
-    assert learner.approximator.optimizer.param_groups[0]["lr"] == 5e-4
+    assert learner.approximator.approximator.optimizer.param_groups[0]["lr"] == 5e-4
     assert "DQNLearner" in str(experiment)
 
 
@@ -56,6 +56,6 @@ def test_dqn_cartpole_passes_gradient_clipping_and_polyak_to_its_components():
     experiment = registry.make("DQN_CartPole", 0, max_grad_norm=10.0, rho=0.99, n_step=3,
                                dueling=True)
     learner = experiment.policy.policy.learner
-    assert learner.approximator.max_grad_norm == 10.0
-    assert learner.target_network.rho == 0.99
-    assert learner.sampler.n == 3
+    assert learner.approximator.approximator.max_grad_norm == 10.0
+    assert learner.approximator.rho == 0.99
+    assert learner.schedule.sampler.n == 3 and learner.schedule.sampler.gamma == 0.99

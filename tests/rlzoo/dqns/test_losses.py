@@ -1,12 +1,13 @@
-"""Hand-computed checks of the shared DQN-family functions."""
+"""Hand-computed checks of the DQN family's targets, losses and importance weights."""
 
 import pytest
 import torch
 
-from rlzoo.dqns.common import (
-    beta_at, bootstrap_factor, importance_weights, project_onto_support, quantile_huber_loss,
+from rlzoo.dqns.losses import (
+    LOSSES, beta_at, bootstrap_factor, bootstrapped_target, importance_weights,
+    project_onto_support, quantile_huber_loss, td_loss,
 )
-from tests.rlzoo.dqns.dqn_helpers import CARTPOLE, learner_and_batch, make_batch
+from tests.rlzoo.dqns.dqn_helpers import make_batch
 
 
 def test_c51_projection_splits_mass_between_neighbouring_atoms():
@@ -40,7 +41,7 @@ def test_quantile_huber_loss_by_hand():
     loss = quantile_huber_loss(torch.tensor([[0.0]]), torch.tensor([[3.0, 3.0]]),
                                torch.tensor([0.1]))
     torch.testing.assert_close(loss, torch.tensor([0.25]))
-    with pytest.raises(ValueError, match="kappa"):
+    with pytest.raises(ValueError, match="kappa must be > 0, got 0.0"):
         quantile_huber_loss(quantiles, torch.tensor([[1.0]]), taus, kappa=0.0)
 
 
@@ -63,84 +64,33 @@ def test_bootstrap_factor_terminal_and_n_step():
     batch = make_batch([[0.0]] * 3, [0, 0, 0], [1, 1, 1], [[0.0]] * 3,
                        terminal=[False, True, False], truncated=[False, False, True])
     torch.testing.assert_close(bootstrap_factor(batch, 0.9), torch.tensor([0.9, 0.0, 0.9]))
+    # y = r + factor · next_value = 1 + [0.9, 0, 0.9] · 2
+    torch.testing.assert_close(bootstrapped_target(batch, 0.9, torch.full((3,), 2.0)),
+                               torch.tensor([2.8, 1.0, 2.8]))
     batch["discount"] = torch.tensor([0.25, 0.5, 0.125])
     torch.testing.assert_close(bootstrap_factor(batch, 0.9), torch.tensor([0.25, 0.0, 0.125]))
 
 
+def test_td_loss_mean_and_weighted_per_sample():
+    q_sa, target = torch.tensor([1.0, 0.0]), torch.tensor([3.0, 0.5])
+    # MSE: mean(2², 0.5²) = 2.125; the per-sample losses are not kept without weights
+    loss, per_sample = td_loss(q_sa, target, "mse")
+    assert loss.item() == pytest.approx(2.125) and per_sample is None
+    # Huber (δ = 1): |2| -> 2 - 0.5 = 1.5, |0.5| -> 0.5 · 0.25 = 0.125; weights [1, 0.5]:
+    # mean(1.5, 0.0625) = 0.78125
+    loss, per_sample = td_loss(q_sa, target, "huber", torch.tensor([1.0, 0.5]))
+    torch.testing.assert_close(per_sample, torch.tensor([1.5, 0.125]))
+    assert loss.item() == pytest.approx(0.78125)
+    assert set(LOSSES) == {"huber", "mse"}
+
+
 def test_importance_weights_and_beta_schedule():
+    # w_i = p_i^-β / max_j p_j^-β: β = 1 -> [10, 2.5] / 10; β = 0.5 -> [√10, √2.5] / √10
     w = importance_weights(torch.tensor([0.1, 0.4]), 1.0)
     torch.testing.assert_close(w, torch.tensor([1.0, 0.25]))
     w = importance_weights(torch.tensor([0.1, 0.4]), 0.5)
     torch.testing.assert_close(w, torch.tensor([1.0, 0.5]))
     assert beta_at(0, 0.4, 100) == 0.4
-    assert beta_at(50, 0.4, 100) == pytest.approx(0.7)
+    assert beta_at(50, 0.4, 100) == pytest.approx(0.7)   # 0.4 + 0.6 · 50/100
     assert beta_at(500, 0.4, 100) == 1.0
     assert beta_at(3, 0.4, 0) == 0.4   # beta_steps = 0: constant
-
-
-
-def _as_numpy(batch, keep=(), float_dtype=None):
-    """``batch`` with its tensors (but those in ``keep``) as numpy arrays, floats as
-    ``float_dtype`` (default: as they are)."""
-    import numpy as np
-    from rlcore.trajectories.samplers import Batch
-
-    out = Batch()
-    for key, value in batch.items():
-        if isinstance(value, torch.Tensor) and key not in keep:
-            value = value.numpy().copy()
-            if float_dtype is not None and value.dtype.kind == "f":
-                value = value.astype(float_dtype)
-            assert isinstance(value, np.ndarray)
-        out[key] = value
-    return out
-
-
-@pytest.mark.parametrize("form", ["numpy", "float64", "mixed"])
-@pytest.mark.parametrize("name", CARTPOLE)
-def test_a_learner_takes_a_numpy_or_mixed_batch_as_its_samplers_batch(name, form, one_thread):
-    # numpy: as a BatchSampler(device=None) draws it; float64: as numpy builds arrays by
-    # default; mixed: the state a tensor, the rest numpy
-    from rlcore import update
-
-    results = []
-    for convert in (False, True):
-        learner, batch = learner_and_batch(name)
-        if convert:
-            batch = _as_numpy(batch, keep=("state",) if form == "mixed" else (),
-                              float_dtype="float64" if form == "float64" else None)
-        out = update(learner, batch)
-        results.append((out, [p.detach().clone() for p in learner.approximator.model.parameters()]))
-    (out, params), (converted_out, converted_params) = results
-    torch.testing.assert_close(torch.as_tensor(converted_out), torch.as_tensor(out))
-    for a, b in zip(params, converted_params):
-        torch.testing.assert_close(b, a)
-
-
-def test_batch_on_returns_a_batch_already_there_itself():
-    from rlzoo.dqns.common import batch_on
-
-    batch = make_batch([[0.0]], [0], [1.0], [[1.0]])
-    assert batch_on(batch, torch.device("cpu")) is batch
-    moved = batch_on(batch, torch.device("meta"))
-    assert moved is not batch and moved["reward"].device.type == "meta"
-
-
-def test_hyper_parameters_are_keyword_only():
-    # DESIGN.md §4: hyper-parameters are keyword fields; a field added later (as gradient_steps
-    # was) cannot shift a positional call onto the wrong parameter
-    import inspect
-
-    from rlzoo import dqns
-
-    names = ["BasicDQNLearner", "DQNLearner", "PrioritizedDQNLearner", "C51Learner",
-             "QRDQNLearner", "IQNLearner", "REMDQNLearner", "RainbowLearner"]
-    for name in names:
-        parameters = list(inspect.signature(getattr(dqns, name).__init__).parameters.values())
-        assert [p.name for p in parameters[:2]] == ["self", "approximator"], name
-        assert parameters[1].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD, name
-        assert len(parameters) > 3 and all(
-            p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters[2:]), name
-    learner, _ = learner_and_batch("DQN_CartPole")
-    with pytest.raises(TypeError, match="positional"):
-        type(learner)(learner.approximator, learner.sampler)

@@ -1,0 +1,34 @@
+"""The DQN family as ``rlzoo.dqns`` exports it: learners whose hyper-parameters are keywords."""
+
+import inspect
+
+import pytest
+
+from rlzoo import dqns
+from tests.rlzoo.dqns.dqn_helpers import learner_and_batch
+
+LEARNERS = ["BasicDQNLearner", "DQNLearner", "PrioritizedDQNLearner", "C51Learner",
+            "QRDQNLearner", "IQNLearner", "REMDQNLearner", "RainbowLearner"]
+
+
+def test_every_learner_is_a_replay_learner_with_a_schedule():
+    from rlcore import AbstractReplayLearner
+
+    for name in LEARNERS:
+        cls = getattr(dqns, name)
+        assert issubclass(cls, AbstractReplayLearner), name
+        assert "schedule" in inspect.signature(cls.__init__).parameters, name
+
+
+def test_hyper_parameters_are_keyword_only():
+    # DESIGN.md §4: hyper-parameters are keyword fields; a field added later (as gradient_steps
+    # was) cannot shift a positional call onto the wrong parameter
+    for name in LEARNERS:
+        parameters = list(inspect.signature(getattr(dqns, name).__init__).parameters.values())
+        assert [p.name for p in parameters[:2]] == ["self", "approximator"], name
+        assert parameters[1].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD, name
+        assert len(parameters) > 3 and all(
+            p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters[2:]), name
+    learner, _ = learner_and_batch("DQN_CartPole")
+    with pytest.raises(TypeError, match="positional"):
+        type(learner)(learner.approximator, learner.schedule)
