@@ -66,8 +66,8 @@ class EvaluateEveryNStep(AbstractHook):
     policy is run, so evaluation never writes into the agent's trajectory; explorers are greedy
     and torch modules in eval mode during it. ``steps[i]`` is the env step count at the ``i``-th
     evaluation (with a vector env of ``k`` sub-envs, the first count of a batched step that
-    passed a multiple of ``n``), ``returns[i]`` its mean return, ``episodes[i]`` the number of episodes it
-    averaged, ``seconds`` the wall time spent evaluating (so callers can subtract it from
+    passed a multiple of ``n``), ``returns[i]`` its mean return, ``episodes[i]`` the number of
+    episodes it averaged, ``seconds`` the wall time spent evaluating (so callers can subtract it from
     training time); ``verbose=True`` prints each result.
 
     Dopamine's protocol (Castro et al. 2018, https://arxiv.org/abs/1812.06110; the convention of

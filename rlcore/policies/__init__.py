@@ -7,5 +7,5 @@ from rlcore.policies.q_based import QBasedPolicy, VBasedPolicy
 from rlcore.policies.random_policy import RandomPolicy
 from rlcore.policies.replay_learner import AbstractReplayLearner
 
-__all__ = ["AbstractPolicy", "AbstractLearner", "AbstractReplayLearner", "RandomPolicy", "QBasedPolicy", "VBasedPolicy",
-           "Agent", "testmode", "set_training"]
+__all__ = ["AbstractPolicy", "AbstractLearner", "AbstractReplayLearner", "RandomPolicy",
+           "QBasedPolicy", "VBasedPolicy", "Agent", "testmode", "set_training"]

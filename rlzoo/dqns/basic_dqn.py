@@ -40,7 +40,8 @@ class BasicDQNLearner(AbstractReplayLearner):
     approximator: NeuralNetworkApproximator = attrs.field(
         validator=attrs.validators.instance_of(NeuralNetworkApproximator))
     schedule: ReplaySchedule = attrs.field(
-        kw_only=True, factory=lambda: ReplaySchedule(min_replay_history=32))
+        kw_only=True, factory=lambda: ReplaySchedule(min_replay_history=32),
+        validator=attrs.validators.instance_of(ReplaySchedule))
     gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
     loss: str = attrs.field(kw_only=True, default="huber", validator=one_of("huber", "mse"))
     loss_value: object = attrs.field(default=None, init=False, repr=False)

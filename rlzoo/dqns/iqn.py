@@ -47,7 +47,9 @@ class IQNLearner(AbstractReplayLearner):
     """
 
     approximator: TargetNetwork = attrs.field(validator=attrs.validators.instance_of(TargetNetwork))
-    schedule: ReplaySchedule = attrs.field(kw_only=True, factory=ReplaySchedule)
+    schedule: ReplaySchedule = attrs.field(
+        kw_only=True, factory=ReplaySchedule,
+        validator=attrs.validators.instance_of(ReplaySchedule))
     gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
     n_tau: int = attrs.field(kw_only=True, default=64, validator=positive_int)
     n_tau_prime: int = attrs.field(kw_only=True, default=64, validator=positive_int)

@@ -34,7 +34,9 @@ class QRDQNLearner(AbstractReplayLearner):
     """
 
     approximator: TargetNetwork = attrs.field(validator=attrs.validators.instance_of(TargetNetwork))
-    schedule: ReplaySchedule = attrs.field(kw_only=True, factory=ReplaySchedule)
+    schedule: ReplaySchedule = attrs.field(
+        kw_only=True, factory=ReplaySchedule,
+        validator=attrs.validators.instance_of(ReplaySchedule))
     gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
     n_quantiles: int = attrs.field(kw_only=True, default=200, validator=positive_int)
     kappa: float = attrs.field(kw_only=True, default=1.0, validator=real_in(

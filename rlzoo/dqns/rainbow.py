@@ -51,7 +51,9 @@ class RainbowLearner(AbstractReplayLearner):
     """
 
     approximator: TargetNetwork = attrs.field(validator=attrs.validators.instance_of(TargetNetwork))
-    schedule: ReplaySchedule = attrs.field(kw_only=True, factory=_three_step_schedule)
+    schedule: ReplaySchedule = attrs.field(
+        kw_only=True, factory=_three_step_schedule,
+        validator=attrs.validators.instance_of(ReplaySchedule))
     gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
     n_atoms: int = attrs.field(kw_only=True, default=51, validator=int_at_least(2))  # 1: Δz = 0/0
     v_min: float = attrs.field(kw_only=True, default=-10.0)

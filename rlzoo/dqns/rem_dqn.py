@@ -35,7 +35,9 @@ class REMDQNLearner(AbstractReplayLearner):
     """
 
     approximator: TargetNetwork = attrs.field(validator=attrs.validators.instance_of(TargetNetwork))
-    schedule: ReplaySchedule = attrs.field(kw_only=True, factory=ReplaySchedule)
+    schedule: ReplaySchedule = attrs.field(
+        kw_only=True, factory=ReplaySchedule,
+        validator=attrs.validators.instance_of(ReplaySchedule))
     gamma: float = attrs.field(kw_only=True, default=0.99, validator=real_in(0, 1))
     loss: str = attrs.field(kw_only=True, default="huber", validator=one_of("huber", "mse"))
     seed: int = attrs.field(kw_only=True, default=0, validator=non_negative_int)

@@ -31,7 +31,7 @@ import torch
 
 from rlcore import (
     AbstractStopCondition, Agent, BatchSampler, CircularArrayPSARTTrajectory,
-    CircularArraySARTTrajectory, ComposedStopCondition,
+    CircularArraySARTSTrajectory, CircularArraySARTTrajectory, ComposedStopCondition,
     EpsilonGreedyExplorer, EvaluateEveryNStep, Experiment, NeuralNetworkApproximator,
     NStepBatchSampler, QBasedPolicy, ReplaySchedule, StopAfterStep, TotalRewardPerEpisode,
 )
@@ -84,7 +84,6 @@ class ReplaySetup:
         else:
             self.env = MultiThreadEnv(lambda: make_env(None), n_envs, seed=s[0])
             space = self.env.single_state_space()
-            from rlcore import CircularArraySARTSTrajectory  # TEMP until helper lands
             self.trajectory = CircularArraySARTSTrajectory(
                 p.capacity, n_envs=n_envs, state=(space.shape, space.dtype),
                 prioritized=prioritized)
@@ -108,7 +107,12 @@ class ReplaySetup:
         p = self.settings
         if p.target_update_freq is None:
             raise ValueError("this experiment has no target_update_freq: no target network")
-        sync_every = max(1, round(p.target_update_freq * p.gradient_steps / p.update_freq))
+        sync_every, remainder = divmod(p.target_update_freq * p.gradient_steps, p.update_freq)
+        if remainder or sync_every < 1:
+            raise ValueError(f"target_update_freq ({p.target_update_freq}) · gradient_steps "
+                             f"({p.gradient_steps}) must be a positive multiple of update_freq "
+                             f"({p.update_freq}): the target syncs every so many optimiser "
+                             f"steps")
         return target_network(self.approximator(model), sync_every=sync_every, rho=p.rho)
 
     def experiment(self, learner, description):

@@ -32,3 +32,15 @@ def test_hyper_parameters_are_keyword_only():
     learner, _ = learner_and_batch("DQN_CartPole")
     with pytest.raises(TypeError, match="positional"):
         type(learner)(learner.approximator, learner.schedule)
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_a_sampler_given_as_the_schedule_is_named_as_such(name):
+    # before the schedule, learners took `sampler=`; a sampler passed as `schedule=` must fail
+    # at construction, naming what was expected, not deep inside the first update
+    from rlcore import BatchSampler
+
+    learner, _ = learner_and_batch(name.replace("Learner", "_CartPole"))
+    with pytest.raises(TypeError, match="'schedule' must be <class 'rlcore.trajectories.schedule"
+                                        ".ReplaySchedule'>"):
+        type(learner)(learner.approximator, schedule=BatchSampler(32, seed=0))

@@ -90,7 +90,6 @@ def test_the_approximator_is_the_model_with_fused_adam_or_the_given_optimiser():
     (100, 1, 2, 50),    # one every 2 env steps: 100 env steps = 50 optimiser steps
     (100, 3, 2, 150),   # 3 every 2 env steps: 100 · 3 / 2
     (8000, 1, 4, 2000),  # Dopamine's Atari settings
-    (1, 1, 4, 1),       # at least every optimiser step
 ])
 def test_the_target_syncs_every_target_update_freq_env_steps(target_update_freq, gradient_steps,
                                                             update_freq, sync_every):
@@ -101,6 +100,19 @@ def test_the_target_syncs_every_target_update_freq_env_steps(target_update_freq,
     assert (tn.sync_every, tn.rho) == (sync_every, 0.5)
     with pytest.raises(ValueError, match="no target_update_freq"):
         _setup().target_network(QNetwork(4, 2, hidden=(8,), seed=0))
+
+
+@pytest.mark.parametrize("target_update_freq, gradient_steps, update_freq", [
+    (1, 1, 4),     # a sync every 1/4 optimiser step cannot be
+    (10, 1, 4),    # every 2.5 optimiser steps: not a whole number
+])
+def test_a_sync_period_of_no_whole_number_of_optimiser_steps_is_an_error(
+        target_update_freq, gradient_steps, update_freq):
+    setup = _setup(target_update_freq=target_update_freq, gradient_steps=gradient_steps,
+                   update_freq=update_freq)
+    with pytest.raises(ValueError, match=rf"target_update_freq \({target_update_freq}\) .* "
+                                         rf"multiple of update_freq \({update_freq}\)"):
+        setup.target_network(QNetwork(4, 2, hidden=(8,), seed=0))
 
 
 def test_a_target_sync_every_target_update_freq_env_steps_through_run():

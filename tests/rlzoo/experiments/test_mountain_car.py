@@ -76,10 +76,12 @@ def test_normalising_layer_is_not_trained(one_thread):
     assert not torch.equal(second.weight, before[2])  # the layers after it did learn
 
 
-def test_dqn_mountain_car_reaches_minus_150_on_seed_6(one_thread):
-    # seed 6 is one of the quickest of seeds 0-9 (10,000 steps; all ten reached -150 within
-    # 30,000 steps in benchmarks/dqn_mountain_car.py): a few seconds, a real learning result
-    hook = run(registry.make("DQN_MountainCar", 6, steps=20_000, stop_at=-150))
+def test_dqn_mountain_car_reaches_minus_150_on_seed_3(one_thread):
+    # seed 3 is one of the two quickest of seeds 0-9 with the torch-autograd step (15,000 steps;
+    # 9 of the ten reached -150 within 30,000 steps, seed 5 not: -190.7): a few seconds, a real
+    # learning result. (With the former numpy step seed 6 was the quickest, 10,000 steps; it now
+    # needs 30,000: the target syncs every 200 optimiser steps, a few env steps out of phase.)
+    hook = run(registry.make("DQN_MountainCar", 3, steps=20_000, stop_at=-150))
     evaluation = find_hook(hook, EvaluateEveryNStep)
     assert max(evaluation.returns) >= -150, (evaluation.steps, evaluation.returns)
 
