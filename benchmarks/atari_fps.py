@@ -10,17 +10,14 @@ Each run is the registered experiment (``rlzoo show NAME``) with Dopamine's sett
 clock every 1,000 agent steps. Two rates come out of one run:
 
 - acting: the warm-up steps, ε = 1 (Dopamine's warm-up), so random actions, the emulator, the
-  preprocessing and recording into the replay; no forward pass;
+  preprocessing, recording into the replay and the online network's forward pass (``QBasedPolicy``
+  computes the action values on every step; the explorer then picks);
 - training: the steps after the warm-up, less their first 1,000 (CUDA kernels load and the
-  allocator warms up there): ε-greedy acting with a forward pass of the online network on
-  greedy steps, a gradient step of batch 32 every 4 agent steps, a target sync every 8,000.
+  allocator warms up there): ε-greedy acting with a forward pass of the online network, a
+  gradient step of batch 32 every 4 agent steps, a target sync every 8,000.
   ε decays to its final 0.01 over ``--decay-steps`` (default 1,000, so the timed steps act as
   the last 49.7M steps of a 50M-step run do, greedy on 99% of steps; Dopamine's 250,000 would
   time mostly random acting).
-
-Rainbow's noisy network and IQN's sampled fractions draw random numbers, so ``QBasedPolicy``
-runs their forward pass on every step, exploring ones too (see ``pure_call``); the acting rate
-of those two includes it.
 
 Frames are 4 per agent step (frame skip 4), the unit Dopamine reports. No evaluation runs
 (``eval_every`` is 250,000 steps). The medians over ``--repeats`` runs are printed; ``--json``
