@@ -9,9 +9,9 @@ Shape convention: a buffer holds elements of one fixed ``shape`` (``()`` for sca
 rows of ``data`` for vectorised gathers, ``buffer.data[buffer.physical(idx)]``.
 
 A ring (``CircularArrayBuffer``, ``SumTree``, ``FrameStackBuffer``) keeps its elements in
-storage rows ``start, start + 1, ...`` wrapped at ``capacity``; :func:`ring_row`, :func:`ring_rows`
-(:func:`ring_take` gathers with the same arithmetic in one numpy call) and :func:`ring_logical` are that index arithmetic,
-written once for all three.
+storage rows ``start, start + 1, ...`` wrapped at ``capacity``; :func:`ring_row`,
+:func:`ring_rows`, :func:`ring_append` and :func:`ring_logical` are that index arithmetic, written
+once for all three (:func:`ring_take` gathers with it in one numpy call).
 ``CircularArrayBuffer.extend(xs)`` (and ``SumTree.extend``) appends ``k`` elements at once, ``xs``
 of shape ``(k, *shape)``, the element axis first.
 
@@ -27,7 +27,7 @@ import reprlib
 import numpy as np
 
 __all__ = ["AbstractBuffer", "CircularArrayBuffer", "ElasticArrayBuffer", "VectorBuffer",
-           "ring_row", "ring_rows", "ring_take", "ring_logical"]
+           "ring_row", "ring_rows", "ring_take", "ring_append", "ring_logical"]
 
 _INT_TYPES = (int, bool, np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
               np.uint32, np.uint64)
@@ -47,14 +47,14 @@ _repr.maxstring = 60
 _repr.maxother = 60
 
 
-def _short(x):
+def short_repr(x):
     """A short repr of ``x`` for error messages (large arrays are summarised)."""
     if isinstance(x, np.ndarray) and x.size > 8:
         return f"array(shape={x.shape}, dtype={x.dtype})"
     return _repr.repr(x)
 
 
-def _as_shape(shape):
+def as_shape(shape):
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
     try:
@@ -98,6 +98,22 @@ def ring_take(data, start, indices):
     return data.take(np.add(indices, start), axis=0, mode="wrap")
 
 
+def ring_append(ring, k):
+    """Advance ``ring`` (a ``CircularArrayBuffer`` or ``SumTree``: ``_start``, ``_len``, ``_end``,
+    ``capacity``) by ``k <= capacity`` new elements, dropping the oldest when full; return the
+    storage rows they go to, oldest first."""
+    n, cap = ring._len, ring.capacity
+    rows = ring_rows(ring_row(ring._start, n, cap), np.arange(k), cap)
+    overflow = n + k - cap
+    if overflow > 0:
+        ring._start = ring_row(ring._start, overflow, cap)
+        ring._len = cap
+    else:
+        ring._len = n + k
+    ring._end += k
+    return rows
+
+
 def ring_logical(start, rows, capacity):
     """The inverse of :func:`ring_rows`: logical indices of the storage ``rows`` (a new array).
 
@@ -109,7 +125,7 @@ def ring_logical(start, rows, capacity):
     return logical
 
 
-def _as_capacity(capacity):
+def as_capacity(capacity):
     if not isinstance(capacity, (int, np.integer)) or isinstance(capacity, bool) or capacity < 1:
         raise ValueError(f"capacity must be a positive int, got {capacity!r}")
     return int(capacity)
@@ -167,7 +183,7 @@ class AbstractBuffer(abc.ABC):
             return np.flatnonzero(idx)
         if idx.dtype.kind not in "iu":
             raise IndexError(f"buffer indices must be ints, slices or int arrays, got "
-                             f"{_short(indices)}")
+                             f"{short_repr(indices)}")
         idx = idx.astype(np.int64, copy=False)
         if idx.size:
             lo, hi = idx.min(), idx.max()
@@ -212,8 +228,8 @@ class AbstractBuffer(abc.ABC):
         """A placeholder element (zeros), pushed where a trace needs a value without meaning."""
 
 
-def _init_element(buffer, shape, dtype):
-    buffer.shape = _as_shape(shape)
+def init_element(buffer, shape, dtype):
+    buffer.shape = as_shape(shape)
     buffer.dtype = np.dtype(dtype)
     if buffer.dtype.kind == "O":
         raise TypeError("use VectorBuffer for arbitrary Python objects, not dtype=object")
@@ -226,13 +242,13 @@ def _check_element(buffer, x):
     try:
         arr = np.asarray(x)
     except (ValueError, TypeError) as e:
-        raise ValueError(f"cannot store {_short(x)} in a buffer of element shape {buffer.shape} "
-                         f"and dtype {buffer.dtype}: {e}") from None
+        raise ValueError(f"cannot store {short_repr(x)} in a buffer of element shape "
+                         f"{buffer.shape} and dtype {buffer.dtype}: {e}") from None
     if arr.shape != buffer.shape:
-        raise ValueError(f"cannot store {_short(x)} (shape {arr.shape}) in a buffer of "
+        raise ValueError(f"cannot store {short_repr(x)} (shape {arr.shape}) in a buffer of "
                          f"element shape {buffer.shape} and dtype {buffer.dtype}")
     if not np.can_cast(arr.dtype, buffer.dtype, casting="same_kind"):
-        raise TypeError(f"cannot store {_short(x)} (dtype {arr.dtype}) in a buffer of dtype "
+        raise TypeError(f"cannot store {short_repr(x)} (dtype {arr.dtype}) in a buffer of dtype "
                         f"{buffer.dtype} and element shape {buffer.shape}: not a 'same_kind' cast")
     return arr
 
@@ -243,15 +259,15 @@ def _check_rows(buffer, xs):
         try:
             arr = np.asarray(xs)
         except (ValueError, TypeError) as e:
-            raise ValueError(f"cannot store {_short(xs)} as rows of a buffer of element shape "
+            raise ValueError(f"cannot store {short_repr(xs)} as rows of a buffer of element shape "
                              f"{buffer.shape} and dtype {buffer.dtype}: {e}") from None
         if not np.can_cast(arr.dtype, buffer.dtype, casting="same_kind"):
-            raise TypeError(f"cannot store {_short(xs)} (dtype {arr.dtype}) in a buffer of "
+            raise TypeError(f"cannot store {short_repr(xs)} (dtype {arr.dtype}) in a buffer of "
                             f"dtype {buffer.dtype} and element shape {buffer.shape}: not a "
                             f"'same_kind' cast")
         xs = arr
     if xs.ndim != len(buffer.shape) + 1 or xs.shape[1:] != buffer.shape:
-        raise ValueError(f"cannot store {_short(xs)} (shape {xs.shape}) as rows of a buffer of "
+        raise ValueError(f"cannot store {short_repr(xs)} (shape {xs.shape}) as rows of a buffer of "
                          f"element shape {buffer.shape}: expected shape (k, *{buffer.shape})")
     return xs
 
@@ -264,12 +280,12 @@ def _set_logical(buffer, indices, value):
         return
     arr = np.asarray(value)
     if not np.can_cast(arr.dtype, buffer.dtype, casting="same_kind"):
-        raise TypeError(f"cannot store {_short(value)} (dtype {arr.dtype}) in a buffer of "
+        raise TypeError(f"cannot store {short_repr(value)} (dtype {arr.dtype}) in a buffer of "
                         f"dtype {buffer.dtype}: not a 'same_kind' cast")
     buffer.data[p] = arr
 
 
-def _dummy_element(buffer):
+def dummy_element(buffer):
     """Zeros of the element shape and dtype (a numpy scalar for scalar buffers)."""
     return buffer.dtype.type(0) if buffer.shape == () else np.zeros(buffer.shape, buffer.dtype)
 
@@ -282,14 +298,14 @@ _CHECK_DOC = """Return ``x`` ready to store, or raise naming ``x``, the expected
         """
 
 
-def _array_check(buffer, x):
+def array_check(buffer, x):
     if type(x) in buffer._fast or (
             type(x) is np.ndarray and x.dtype is buffer.dtype and x.shape == buffer.shape):
         return x
     return _check_element(buffer, x)
 
 
-_array_check.__doc__ = _CHECK_DOC
+array_check.__doc__ = _CHECK_DOC
 
 
 def _array_getitem(buffer, indices):
@@ -297,7 +313,7 @@ def _array_getitem(buffer, indices):
     return buffer.data[buffer._physical_unchecked(buffer._logical(indices))]
 
 
-def _array_array(buffer, dtype=None, copy=None):
+def array_protocol(buffer, dtype=None, copy=None):
     a = buffer.to_array()
     return a if dtype is None else a.astype(dtype, copy=False)
 
@@ -328,8 +344,8 @@ class CircularArrayBuffer(AbstractBuffer):
     __slots__ = ("capacity", "shape", "dtype", "data", "_start", "_fast")
 
     def __init__(self, capacity, shape=(), dtype=np.float32):
-        self.capacity = _as_capacity(capacity)
-        _init_element(self, shape, dtype)
+        self.capacity = as_capacity(capacity)
+        init_element(self, shape, dtype)
         self.data = np.zeros((self.capacity, *self.shape), self.dtype)
         self._start = 0
         self._len = 0
@@ -337,11 +353,11 @@ class CircularArrayBuffer(AbstractBuffer):
 
     # The element-level methods shared with ElasticArrayBuffer (module functions, not a base
     # class, to keep one level below AbstractBuffer).
-    check = _array_check
+    check = array_check
     __getitem__ = _array_getitem
     __setitem__ = _set_logical
-    __array__ = _array_array
-    dummy = _dummy_element
+    __array__ = array_protocol
+    dummy = dummy_element
 
     def push(self, x):
         """Append ``x``, overwriting the oldest element when full; unchanged on error."""
@@ -376,16 +392,7 @@ class CircularArrayBuffer(AbstractBuffer):
         """Append the ``k`` elements ``xs`` (shape ``(k, *shape)``, oldest first), overwriting the
         oldest when full; ``k <= capacity``. Validated before writing: unchanged on error."""
         xs = self.check_rows(xs)
-        k, n, cap = len(xs), self._len, self.capacity
-        first = ring_row(self._start, n, cap)
-        self.data[ring_rows(first, np.arange(k), cap)] = xs
-        overflow = n + k - cap
-        if overflow > 0:
-            self._start = ring_row(self._start, overflow, cap)
-            self._len = cap
-        else:
-            self._len = n + k
-        self._end += k
+        self.data[ring_append(self, len(xs))] = xs
 
     def pop(self):
         """Remove and return the newest element (a copy)."""
@@ -449,18 +456,18 @@ class ElasticArrayBuffer(AbstractBuffer):
     __slots__ = ("shape", "dtype", "data", "_fast")
 
     def __init__(self, shape=(), dtype=np.float32, initial_capacity=16):
-        _init_element(self, shape, dtype)
-        self.data = np.zeros((_as_capacity(initial_capacity), *self.shape), self.dtype)
+        init_element(self, shape, dtype)
+        self.data = np.zeros((as_capacity(initial_capacity), *self.shape), self.dtype)
         self._len = 0
         self._end = 0
 
     # The element-level methods shared with CircularArrayBuffer (module functions, not a base
     # class, to keep one level below AbstractBuffer).
-    check = _array_check
+    check = array_check
     __getitem__ = _array_getitem
     __setitem__ = _set_logical
-    __array__ = _array_array
-    dummy = _dummy_element
+    __array__ = array_protocol
+    dummy = dummy_element
 
     def push(self, x):
         """Append ``x``, doubling the storage when it is full. Unchanged on error."""

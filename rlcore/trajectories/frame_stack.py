@@ -31,8 +31,8 @@ import warnings
 import numpy as np
 
 from rlcore.trajectories.buffers import (
-    AbstractBuffer, CircularArrayBuffer, _array_array, _array_check, _as_capacity, _as_shape,
-    _dummy_element, _init_element, ring_row,
+    AbstractBuffer, CircularArrayBuffer, array_protocol, array_check, as_capacity, as_shape,
+    dummy_element, init_element, ring_row,
 )
 
 __all__ = ["FrameStackBuffer"]
@@ -84,12 +84,12 @@ class FrameStackBuffer(AbstractBuffer):
                  "_start", "_fast", "_frame_end", "_bits", "_warned")
 
     def __init__(self, capacity, shape, dtype=np.uint8, frame_capacity=None):
-        self.capacity = _as_capacity(capacity)
-        shape = _as_shape(shape)
+        self.capacity = as_capacity(capacity)
+        shape = as_shape(shape)
         if len(shape) == 0 or shape[0] < 1:
             raise ValueError(f"shape of a FrameStackBuffer must be (depth, *frame_shape) with "
                              f"depth >= 1, the stack axis first, got {shape!r}")
-        _init_element(self, shape, dtype)
+        init_element(self, shape, dtype)
         self.depth = shape[0]
         self.frame_shape = shape[1:]
         if frame_capacity is None:
@@ -148,11 +148,11 @@ class FrameStackBuffer(AbstractBuffer):
 
     # --- the AbstractBuffer API (shared with CircularArrayBuffer where it reads the same)
 
-    check = _array_check
+    check = array_check
     isfull = CircularArrayBuffer.isfull
     _physical_unchecked = CircularArrayBuffer._physical_unchecked
-    __array__ = _array_array
-    dummy = _dummy_element
+    __array__ = array_protocol
+    dummy = dummy_element
 
     def push(self, x):
         """Append the stack ``x``, overwriting the oldest when full; unchanged on error."""

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from rlcore.trajectories.buffers import (
-    AbstractBuffer, _as_capacity, _short, ring_logical, ring_row, ring_rows,
+    AbstractBuffer, as_capacity, short_repr, ring_append, ring_logical, ring_row, ring_rows,
 )
 
 __all__ = ["SumTree"]
@@ -60,7 +60,7 @@ class SumTree(AbstractBuffer):
     dtype = np.dtype(np.float64)
 
     def __init__(self, capacity, initial_max_priority=1.0):
-        self.capacity = _as_capacity(capacity)
+        self.capacity = as_capacity(capacity)
         size = 1 << max(0, math.ceil(math.log2(self.capacity)))
         self._depth = size.bit_length() - 1
         self._leaf0 = size - 1
@@ -88,7 +88,7 @@ class SumTree(AbstractBuffer):
         if type(p) is not float:
             if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
                 if not (isinstance(p, np.ndarray) and p.shape == () and p.dtype.kind in "iuf"):
-                    raise TypeError(f"a priority must be a real number, got {_short(p)}")
+                    raise TypeError(f"a priority must be a real number, got {short_repr(p)}")
             p = float(p)
         if not 0.0 <= p < math.inf:
             raise ValueError(f"a priority must be finite and >= 0, got {p!r}")
@@ -137,7 +137,7 @@ class SumTree(AbstractBuffer):
         pr = np.asarray(priorities)
         if pr.ndim != 1 or (pr.size and pr.dtype.kind not in "iuf"):
             raise TypeError(f"priorities must be a 1-D array of real numbers, got "
-                            f"{_short(priorities)}")
+                            f"{short_repr(priorities)}")
         if len(pr) > self.capacity:
             raise ValueError(f"cannot extend a SumTree of capacity {self.capacity} by {len(pr)} "
                              f"priorities at once (at most {self.capacity})")
@@ -147,18 +147,8 @@ class SumTree(AbstractBuffer):
         """Append the priorities (a 1-D array, oldest first, at most ``capacity``), overwriting
         the oldest when full; validated before writing."""
         pr = self.check_rows(priorities)
-        k, n, cap = len(pr), self._len, self.capacity
-        if k == 0:
-            return
-        rows = ring_rows(ring_row(self._start, n, cap), np.arange(k), cap)
-        overflow = n + k - cap
-        if overflow > 0:
-            self._start = ring_row(self._start, overflow, cap)
-            self._len = cap
-        else:
-            self._len = n + k
-        self._end += k
-        self._set_leaves(rows, pr)
+        if len(pr):
+            self._set_leaves(ring_append(self, len(pr)), pr)
 
     def pop(self):
         """Remove and return the newest priority (its leaf is set to 0)."""

@@ -26,7 +26,7 @@ import numpy as np
 
 from rlcore.trajectories.base import AbstractTrajectory
 from rlcore.trajectories.buffers import (
-    CircularArrayBuffer, ElasticArrayBuffer, VectorBuffer, _as_capacity, _as_shape,
+    CircularArrayBuffer, ElasticArrayBuffer, VectorBuffer, as_capacity, as_shape,
 )
 from rlcore.trajectories.frame_stack import FrameStackBuffer
 from rlcore.trajectories.sum_tree import SumTree
@@ -42,7 +42,7 @@ def _spec(name, spec):
     """Parse a trace spec ``(shape, dtype)`` into ``(shape tuple, numpy dtype)``."""
     try:
         shape, dtype = spec
-        return _as_shape(shape), np.dtype(dtype)
+        return as_shape(shape), np.dtype(dtype)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a (shape, dtype) pair such as ((4,), np.float32), "
                         f"got {spec!r}") from None
@@ -128,7 +128,7 @@ class CircularArraySARTTrajectory(AbstractTrajectory):
 
     def __init__(self, capacity, *, state=((4,), np.float32), action=((), np.int64),
                  reward=((), np.float32), terminal=((), bool), frame_stack=False):
-        self.capacity = _as_capacity(capacity)
+        self.capacity = as_capacity(capacity)
         self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal,
                                                    frame_stack)
         super().__init__(**traces)
@@ -155,7 +155,7 @@ class CircularArraySLARTTrajectory(AbstractTrajectory):
     def __init__(self, capacity, *, state=((4,), np.float32), action=((), np.int64),
                  reward=((), np.float32), terminal=((), bool), legal_actions_mask,
                  frame_stack=False):
-        self.capacity = _as_capacity(capacity)
+        self.capacity = as_capacity(capacity)
         self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal,
                                                    frame_stack)
         self.specs["legal_actions_mask"] = _spec("legal_actions_mask", legal_actions_mask)
@@ -189,7 +189,7 @@ class CircularArrayPSARTTrajectory(AbstractTrajectory):
     def __init__(self, capacity, *, state=((4,), np.float32), action=((), np.int64),
                  reward=((), np.float32), terminal=((), bool), initial_priority=1.0,
                  frame_stack=False):
-        self.capacity = _as_capacity(capacity)
+        self.capacity = as_capacity(capacity)
         self.specs, traces = _circular_sart_traces(self.capacity, state, action, reward, terminal,
                                                    frame_stack)
         traces["priority"] = SumTree(self.capacity, initial_max_priority=initial_priority)
@@ -245,7 +245,7 @@ class CircularArraySARTSTrajectory(AbstractTrajectory):
     def __init__(self, capacity, *, n_envs=1, state=((4,), np.float32), action=((), np.int64),
                  reward=((), np.float32), terminal=((), bool), prioritized=False,
                  initial_priority=1.0):
-        self.capacity = _as_capacity(capacity)
+        self.capacity = as_capacity(capacity)
         if not isinstance(n_envs, (int, np.integer)) or isinstance(n_envs, bool) or n_envs < 1:
             raise ValueError(f"n_envs must be a positive int, got {n_envs!r}")
         self.n_envs = int(n_envs)

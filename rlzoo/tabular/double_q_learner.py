@@ -21,7 +21,7 @@ from rlcore.stages import PostActStage
 from rlcore.trajectories.base import AbstractTrajectory
 from rlcore.utils.random import make_rng
 from rlcore.utils.validators import real_in
-from rlzoo.tabular.td_learner import _next_mask
+from rlzoo.tabular.td_learner import next_mask
 
 __all__ = ["DoubleQLearner"]
 
@@ -72,7 +72,7 @@ def update(learner, trajectory, env, stage):
     if not env.is_terminated():
         next_state = env.state()
         values = first(next_state)
-        mask = _next_mask(env)
+        mask = next_mask(env)
         if mask is not None:
             values = np.where(mask, values, -np.inf)
         ties = np.flatnonzero(values == values.max())

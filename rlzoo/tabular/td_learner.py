@@ -92,7 +92,7 @@ def _bootstrap(learner, next_state, next_action=None, mask=None):
     return learner.gamma * float(q(next_state, next_action))
 
 
-def _next_mask(env):
+def next_mask(env):
     """The legal actions of the env's current state under ``FULL_ACTION_SET``, else ``None``."""
     if isinstance(env.ActionStyle, FullActionSet):
         mask = np.asarray(env.legal_action_space_mask(), dtype=bool)
@@ -107,7 +107,7 @@ def update(learner, trajectory, env, stage):
     s = trajectory["state"][-1]
     r = trajectory["reward"][-1]
     target = r if env.is_terminated() else r + _bootstrap(learner, env.state(),
-                                                          mask=_next_mask(env))
+                                                          mask=next_mask(env))
     if learner.method == "TD0":
         update(learner.approximator, (s, target - learner.approximator(s)))
     else:
