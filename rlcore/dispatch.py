@@ -24,7 +24,7 @@ import inspect
 from multipledispatch import Dispatcher
 from multipledispatch.conflict import AmbiguityWarning
 from multipledispatch.core import ismethod
-from multipledispatch.dispatcher import MethodDispatcher
+from multipledispatch.dispatcher import MDNotImplementedError, MethodDispatcher, str_signature
 
 __all__ = ["NAMESPACE", "dispatch", "generic", "update", "check_ambiguities", "AmbiguityError",
            "AmbiguityWarning", "GenericFunction"]
@@ -33,11 +33,54 @@ NAMESPACE: dict = {}
 
 
 class GenericFunction(Dispatcher):
-    # A multipledispatch Dispatcher that copies and pickles as itself (see __reduce_ex__). The
-    # docstring stays Dispatcher's (its property lists the generic function's doc and methods).
+    # A multipledispatch Dispatcher with a leaner call: the same methods, results, errors and
+    # MDNotImplementedError fallbacks. The run loop calls update about ten times per env step;
+    # for 2 to 5 positional arguments the cached method is looked up with a tuple of the
+    # argument types built directly, not through a list comprehension (a function call of its
+    # own): about 0.27 instead of 0.40 µs per call. It stays because it passes the one-path
+    # rule's bar: end to end, tabular Q-learning on the cliff walk (benchmarks/
+    # tabular_framework_cost.py's ours, 100,000 steps, median of 3 interleaved A/B runs) runs
+    # 1.16 x as fast with it (64,255 against 55,238 steps/s); DQN on CartPole, whose steps are
+    # dominated by the gradient step, does not measurably gain (0.98). A first call with new
+    # types takes multipledispatch's own path, which resolves and caches the method. It also
+    # copies and pickles as itself (see __reduce_ex__). The docstring stays Dispatcher's (its
+    # property lists the generic function's doc and methods).
 
     __doc__ = Dispatcher.__dict__["__doc__"]
     __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        n = len(args)
+        if n == 4:
+            a, b, c, d = args
+            func = self._cache.get((type(a), type(b), type(c), type(d)))
+        elif n == 2:
+            a, b = args
+            func = self._cache.get((type(a), type(b)))
+        elif n == 3:
+            a, b, c = args
+            func = self._cache.get((type(a), type(b), type(c)))
+        elif n == 5:
+            a, b, c, d, e = args
+            func = self._cache.get((type(a), type(b), type(c), type(d), type(e)))
+        else:
+            func = None
+        if func is None:
+            return Dispatcher.__call__(self, *args, **kwargs)
+        try:
+            return func(*args, **kwargs)
+        except MDNotImplementedError:  # as Dispatcher.__call__: the next methods in order
+            types = tuple(map(type, args))
+            methods = self.dispatch_iter(*types)
+            next(methods)
+            for method in methods:
+                try:
+                    return method(*args, **kwargs)
+                except MDNotImplementedError:
+                    pass
+            raise NotImplementedError(f"Matching functions for {self.name}: "
+                                      f"<{str_signature(types)}> found, but none completed "
+                                      f"successfully")
 
     def __reduce_ex__(self, protocol):
         # A generic function of the namespace is global state, as a module's function is: a

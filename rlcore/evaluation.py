@@ -65,10 +65,11 @@ class EvaluateEveryNStep(AbstractHook):
     StopAfterEpisode(n), TotalRewardPerEpisode()))`` inside ``testmode``. An ``Agent``'s inner
     policy is run, so evaluation never writes into the agent's trajectory; explorers are greedy
     and torch modules in eval mode during it. ``steps[i]`` is the env step count at the ``i``-th
-    evaluation (with a vector env of ``k`` sub-envs, the first count of a batched step that
-    passed a multiple of ``n``), ``returns[i]`` its mean return, ``episodes[i]`` the number of
-    episodes it averaged, ``seconds`` the wall time spent evaluating (so callers can subtract it from
-    training time); ``verbose=True`` prints each result.
+    evaluation (a vector env of ``k`` sub-envs counts ``k`` per batched step, and evaluates
+    after the batched step whose count passed a multiple of ``n``: 12 for ``n=10``, ``k=4``),
+    ``returns[i]`` its mean return, ``episodes[i]`` the number of episodes it averaged,
+    ``seconds`` the wall time spent evaluating (so callers can subtract it from training time);
+    ``verbose=True`` prints each result.
 
     Dopamine's protocol (Castro et al. 2018, https://arxiv.org/abs/1812.06110; the convention of
     Machado et al. 2018) is ``n_steps=125_000, epsilon=0.001``: with ``n_steps`` set, an

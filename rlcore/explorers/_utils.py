@@ -27,7 +27,7 @@ def as_list(values, name="values"):
     elif isinstance(values, torch.Tensor):
         if values.dim() != 1:
             raise ValueError(f"{name} must be 1-D, got a tensor of shape {tuple(values.shape)}")
-        # tolist needs no detach; a CPU tensor needs no copy (0.2 against 0.8 µs)
+        # tolist needs no detach, and a CPU tensor no copy to the CPU
         out = values.tolist() if values.is_cpu else values.detach().cpu().tolist()
     else:
         array = np.asarray(values)

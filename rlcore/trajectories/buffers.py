@@ -11,7 +11,7 @@ rows of ``data`` for vectorised gathers, ``buffer.data[buffer.physical(idx)]``.
 A ring (``CircularArrayBuffer``, ``SumTree``, ``FrameStackBuffer``) keeps its elements in
 storage rows ``start, start + 1, ...`` wrapped at ``capacity``; :func:`ring_row`,
 :func:`ring_rows`, :func:`ring_append` and :func:`ring_logical` are that index arithmetic, written
-once for all three (:func:`ring_take` gathers with it in one numpy call).
+once for all three.
 ``CircularArrayBuffer.extend(xs)`` (and ``SumTree.extend``) appends ``k`` elements at once, ``xs``
 of shape ``(k, *shape)``, the element axis first.
 
@@ -27,7 +27,7 @@ import reprlib
 import numpy as np
 
 __all__ = ["AbstractBuffer", "CircularArrayBuffer", "ElasticArrayBuffer", "VectorBuffer",
-           "ring_row", "ring_rows", "ring_take", "ring_append", "ring_logical"]
+           "ring_row", "ring_rows", "ring_append", "ring_logical"]
 
 _INT_TYPES = (int, bool, np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
               np.uint32, np.uint64)
@@ -85,17 +85,6 @@ def ring_rows(start, indices, capacity):
     [3, 0, 1, 2]
     """
     return np.add(indices, start) % capacity
-
-
-def ring_take(data, start, indices):
-    """``data[ring_rows(start, indices, len(data))]`` in one numpy call: ``take``'s ``wrap``
-    mode is the modulo (about 1 µs against 4 for a batch of 64 rows; a sampler gathers every
-    trace of a batch this way).
-
-    >>> ring_take(np.arange(4) * 10, 3, np.arange(4)).tolist()
-    [30, 0, 10, 20]
-    """
-    return data.take(np.add(indices, start), axis=0, mode="wrap")
 
 
 def ring_append(ring, k):
@@ -422,7 +411,7 @@ class CircularArrayBuffer(AbstractBuffer):
 
     def gather(self, indices):
         """Elements at non-negative in-range logical ``indices`` (int array), as a new array."""
-        return ring_take(self.data, self._start, indices)
+        return self.data[ring_rows(self._start, indices, self.capacity)]
 
     def to_array(self):
         """A copy of the elements in logical order, shape ``(len, *shape)``."""

@@ -10,7 +10,9 @@ the number of sub-environments of a vectorised one). Once the trajectory holds a
 ``gradient_steps`` batches. With one environment, step ``t`` (from 1) learns iff
 ``len(trajectory) >= min_replay_history`` and ``t % update_freq == 0``; with 8 sub-environments
 and ``update_freq=2`` a batched step passes 4 multiples and draws ``4 * gradient_steps`` batches,
-so the ratio of gradient steps to env steps is the same with 1 env or 64.
+so the ratio of gradient steps to env steps is the same with 1 env or 64, up to the batched
+step in which the trajectory first holds ``min_replay_history`` transitions (that step draws
+the batches of the multiples it passes; the steps before it draw none).
 """
 
 import attrs

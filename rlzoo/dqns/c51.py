@@ -20,7 +20,8 @@ from rlzoo.dqns.inputs import batch_on, env_states, for_env
 from rlzoo.dqns.losses import bootstrap_factor, c51_cross_entropy, project_onto_support
 from rlzoo.dqns.replay import check_sampler_gamma
 
-__all__ = ["C51Learner", "c51_target", "make_support", "expected_q_values"]
+__all__ = ["C51Learner", "c51_target", "c51_per_sample_loss", "make_support",
+           "expected_q_values"]
 
 
 def make_support(learner):

@@ -2,29 +2,43 @@
 approximator's device.
 
 Shape convention of this module: a batch axis first. One environment's state ``(*state_shape)``
-becomes ``(1, *state_shape)``; a vectorised environment's ``n`` states are already ``(n,
-*state_shape)`` (``n_envs(env) > 1``). :func:`for_env` takes the batch axis off again for one
-environment, so a learner gives ``(n_actions,)`` values for one env and ``(n, n_actions)`` for a
-vector env, which the explorer turns into one action or ``n``.
+becomes ``(1, *state_shape)``; a vectorised environment's (``rlenvs.MultiThreadEnv``, by
+dispatch) ``n`` states are already ``(n, *state_shape)``, with ``n = 1`` too. :func:`for_env`
+takes the batch axis off again for one environment, so a learner gives ``(n_actions,)`` values
+for one env and ``(n, n_actions)`` for a vector env, which the explorer turns into one action or
+``n``.
 """
 
 import torch
 
-from rlcore import n_envs
+from rlcore import AbstractEnv
 from rlcore.approximators.neural_network_approximator import to_device
+from rlcore.dispatch import dispatch
+from rlenvs import MultiThreadEnv
 
 __all__ = ["env_states", "for_env", "state_values", "batch_on"]
 
 
+@dispatch(object, AbstractEnv)
 def env_states(approximator, env):
     """``env.state()`` as a batch of states on the approximator's device (see the module doc)."""
-    states = to_device(env.state(), approximator.device)
-    return states if n_envs(env) > 1 else states.unsqueeze(0)
+    return to_device(env.state(), approximator.device).unsqueeze(0)
 
 
+@dispatch(object, MultiThreadEnv)
+def env_states(approximator, env):  # noqa: F811
+    return to_device(env.state(), approximator.device)
+
+
+@dispatch(object, AbstractEnv)
 def for_env(values, env):
     """``values`` of :func:`env_states`' batch: the first row for one env, all for a vector env."""
-    return values if n_envs(env) > 1 else values[0]
+    return values[0]
+
+
+@dispatch(object, MultiThreadEnv)
+def for_env(values, env):  # noqa: F811
+    return values
 
 
 def batch_on(batch, device):

@@ -97,10 +97,11 @@ def BasicDQN_MountainCar(seed=0, *, steps=50_000, device="cpu", lr=1e-3, batch_s
     ``JuliaRL_BasicDQN_MountainCar`` (raw state, 64×64 MLP, Adam lr 1e-3, batch 32, replay
     from 100 transitions, γ = 0.99, ε 1 → 0.01 over 500 steps) with 3-step returns.
 
-    Tuned (``benchmarks/dqn_mountain_car.py``, one evaluation every 5,000 steps): a greedy
-    evaluation ≥ −150 on seeds 0–11, 13 and 14 within 10,000–35,000 steps (5–20 s on one
-    thread); seed 12 never reaches the flag in training (its near-greedy 5,000-step episodes
-    stall). Changing one setting: 1-step returns reach the goal on 1 of seeds 0–2; 2,000-step
+    Tuned (``benchmarks/dqn_mountain_car.py``, one evaluation every 5,000 steps) with the former
+    numpy gradient step: a greedy evaluation ≥ −150 on seeds 0–11, 13 and 14 within
+    10,000–35,000 steps; with the torch-autograd step seeds 0–4 reach it within 15,000–30,000
+    (benchmarks/README.md). Seed 12 never reaches the flag in training (its near-greedy
+    5,000-step episodes stall). Changing one setting: 1-step returns reach the goal on 1 of seeds 0–2; 2,000-step
     training episodes on 12 of seeds 0–14; ε → 0.02 on 13 of 15; lr 5e-4 on 4 of seeds 0–4
     and 12. The normalised state reaches seeds 0–9 too, but seed 1 only at 95,000 steps; on
     that variant 2,000-step training episodes also reach seeds 0–9, 1,000-step ones 4 of seeds
@@ -126,8 +127,9 @@ def DQN_MountainCar(seed=0, *, steps=60_000, device="cpu", lr=2e-3, batch_size=6
     """Double DQN with 3-step returns and a target network on MountainCar; see the module doc.
 
     Tuned (``benchmarks/dqn_mountain_car.py``): γ = 0.995, lr 2e-3, a sync every 200 steps and
-    the normalised state reach a greedy evaluation ≥ −150 on seeds 0–9 within 10,000–30,000
-    steps; the previous settings (γ = 0.99, lr 1e-3, sync every 500, raw state) on 2 of 3."""
+    the normalised state reach a greedy evaluation ≥ −150 on 9 of seeds 0–9 within
+    15,000–30,000 steps (seed 5 peaks at −190.7; −166.5 with the former numpy step); the previous
+    settings (γ = 0.99, lr 1e-3, sync every 500, raw state) on 2 of 3."""
     setup = _setup(locals())
     s = setup.seeds
     net = q_network(setup.eval_env, hidden, normalize_state, dueling, s[2], s[5])

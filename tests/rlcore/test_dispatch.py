@@ -66,7 +66,7 @@ def test_generic_functions_call_as_multipledispatch_does():
     class B(A): ...
 
     try:
-        for arity in range(1, 7):
+        for arity in range(1, 7):  # the direct lookups (2 to 5 arguments) and the general path
             @dispatch(*[A] * arity)
             def _call_probe(*args, scale=1):
                 return ("A", len(args) * scale)
@@ -88,7 +88,7 @@ def test_generic_functions_call_as_multipledispatch_does():
             with pytest.raises(NotImplementedError, match="Could not find signature"):
                 probe(*[object()] * arity)
         probe.add((int, int, int), lambda *args: (_ for _ in ()).throw(MDNotImplementedError()))
-        for _ in range(2):  # the first call resolves the method, the second takes the cache
+        for _ in range(2):  # multipledispatch's first call, then GenericFunction's cached one
             with pytest.raises(NotImplementedError, match="none completed successfully"):
                 probe(1, 2, 3)
     finally:

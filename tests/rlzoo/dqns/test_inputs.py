@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 import torch
 
-from rlcore import testmode, update
+from rlcore import (
+    Agent, CircularArraySARTSTrajectory, QBasedPolicy, StopAfterStep, run, testmode, update,
+)
 from rlcore.trajectories.samplers import Batch
 from rlenvs import MultiThreadEnv
 from rlzoo.dqns.inputs import batch_on, env_states, for_env, state_values
@@ -104,3 +106,22 @@ def test_a_learner_takes_its_samplers_numpy_batch_or_any_other_form(name, form):
     torch.testing.assert_close(torch.as_tensor(converted_out), torch.as_tensor(out))
     for a, b in zip(params, converted_params, strict=True):
         torch.testing.assert_close(b, a)
+
+
+@pytest.mark.parametrize("name", ["DQN_CartPole", "C51_CartPole", "QRDQN_CartPole",
+                                  "IQN_CartPole", "REMDQN_CartPole", "Rainbow_CartPole"])
+def test_a_vector_env_of_one_sub_env_gives_a_batch_of_one(name):
+    # a MultiThreadEnv of one sub-env is still batched: (1, n_actions) values and one action per
+    # sub-env, not the single env's (n_actions,) (n_envs is 1 for both, so dispatch decides)
+    experiment = registry.make(name, 0, n_envs=2, steps=40, min_replay_history=32,
+                               batch_size=32, eval_every=10**6)
+    learner = experiment.policy.policy.learner
+    with MultiThreadEnv("CartPole-v1", 1, seed=0) as env:
+        env.reset()
+        assert tuple(learner(env).shape) == (1, 2)
+        agent = Agent(QBasedPolicy(learner, experiment.policy.policy.explorer),
+                      CircularArraySARTSTrajectory(100, n_envs=1, state=((4,), np.float32),
+                                                   prioritized="priority" in
+                                                   experiment.policy.trajectory))
+        run(agent, env, StopAfterStep(40))
+    assert len(agent.trajectory) == 40

@@ -173,3 +173,9 @@ def test_the_experiment_is_an_epsilon_greedy_agent_with_evaluation_and_early_sto
     assert steps.n == 2000 and evaluated.hook is evaluation and evaluated.threshold == 195
     assert experiment.env is setup.env and experiment.description == "a test"
     assert type(_setup().experiment(learner, "x").stop_condition) is StopAfterStep
+
+
+def test_frame_stacking_needs_one_env():
+    # the SARTS replay of a vector env stores whole states; frame_stack=True would be dropped
+    with pytest.raises(ValueError, match=r"frame_stack=True .* n_envs=2 .* use n_envs=1"):
+        ReplaySetup({**SETTINGS, "n_envs": 2}, cartpole_env, frame_stack=True)
