@@ -41,25 +41,25 @@ class Batch(dict):
             raise AttributeError(f"batch has no {name!r}; it has {list(self)}") from None
 
     def to(self, device):
-        """A new batch whose arrays (all but ``indices``) are torch tensors on ``device``:
-        numpy arrays become tensors, tensors move (those already there are kept); other values
-        are kept as they are."""
+        """A new batch whose arrays (all but ``indices``) are torch tensors on ``device``,
+        placed as an approximator places its inputs
+        (:func:`~rlcore.approximators.neural_network_approximator.to_device`: numpy floats
+        become float32, tensors move, those already there are kept); other values are kept as
+        they are."""
         import torch
+
+        from rlcore.approximators.neural_network_approximator import to_device
 
         device = torch.device(device)
         out = Batch()
         for key, value in self.items():
-            if key == "indices":
+            if key == "indices" or not isinstance(value, (torch.Tensor, np.ndarray)):
                 out[key] = value
-            elif isinstance(value, torch.Tensor):
-                out[key] = value.to(device)
-            elif isinstance(value, np.ndarray):
-                if value.dtype == object:
-                    raise TypeError(f"batch[{key!r}] holds Python objects (dtype object) and "
-                                    f"cannot become a tensor on {device}")
-                out[key] = torch.from_numpy(np.ascontiguousarray(value)).to(device)
+            elif isinstance(value, np.ndarray) and value.dtype == object:
+                raise TypeError(f"batch[{key!r}] holds Python objects (dtype object) and "
+                                f"cannot become a tensor on {device}")
             else:
-                out[key] = value
+                out[key] = to_device(value, device)
         return out
 
 

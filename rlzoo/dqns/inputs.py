@@ -13,6 +13,7 @@ import torch
 
 from rlcore import AbstractEnv
 from rlcore.approximators.neural_network_approximator import to_device
+from rlcore.trajectories.samplers import Batch
 from rlcore.dispatch import dispatch
 from rlenvs import MultiThreadEnv
 
@@ -42,13 +43,13 @@ def for_env(values, env):  # noqa: F811
 
 
 def batch_on(batch, device):
-    """``batch`` with every value but ``indices`` a tensor on ``device`` (numpy floats as float32,
-    as the approximator places its inputs): a sampler's numpy batch, or one on another device."""
+    """``batch`` when every value but ``indices`` is a tensor on ``device``, else
+    ``batch.to(device)`` (a sampler's numpy batch, or one on another device; numpy floats become
+    float32, as the approximator places its inputs)."""
     if all(key == "indices" or (isinstance(value, torch.Tensor) and value.device == device)
            for key, value in batch.items()):
         return batch
-    return type(batch)({key: value if key == "indices" else to_device(value, device)
-                        for key, value in batch.items()})
+    return Batch(batch).to(device)
 
 
 def state_values(approximator, env):
