@@ -1,6 +1,7 @@
-"""Small deterministic environments shared by the tests."""
+"""Small deterministic environments and replays shared by the tests."""
 
 import gymnasium.spaces as spaces
+import numpy as np
 
 from rlcore.envs.base import AbstractEnv
 
@@ -44,3 +45,16 @@ class LineEnv(AbstractEnv):
 
     def state_space(self, player=None):
         return spaces.Discrete(self.length + 1)
+
+
+def counting_replay(n):
+    """A ``CircularArraySARTTrajectory`` holding ``n`` transitions: states 0..n (int64), action
+    0, reward 1, never terminal."""
+    from rlcore.trajectories import CircularArraySARTTrajectory
+
+    t = CircularArraySARTTrajectory(100, state=((), np.int64))
+    for s in range(n):
+        t.push(state=s, action=0)
+        t.push(reward=1.0, terminal=False, truncated=False)
+    t.push(state=n, action=0)
+    return t

@@ -11,7 +11,7 @@ from rlcore import (
 from rlcore.dispatch import dispatch, update
 from rlcore.explorers import AbstractExplorer
 from rlenvs import CartPoleEnv, MultiThreadEnv
-from tests.helpers import LineEnv
+from tests.helpers import LineEnv, counting_replay
 
 
 @attrs.define(eq=False)
@@ -49,18 +49,9 @@ def _learner(min_replay_history, update_freq=2, gradient_steps=1):
                                            gradient_steps=gradient_steps))
 
 
-def _replay(n):
-    t = CircularArraySARTTrajectory(100, state=((), np.int64))
-    for s in range(n):
-        t.push(state=s, action=0)
-        t.push(reward=1.0, terminal=False, truncated=False)
-    t.push(state=n, action=0)
-    return t
-
-
 def test_the_pre_act_rule_learns_from_the_schedules_batches():
     learner = _learner(4, update_freq=2, gradient_steps=3)
-    t, env = _replay(10), LineEnv()
+    t, env = counting_replay(10), LineEnv()
     for _ in range(5):
         update(learner, t, env, PRE_ACT_STAGE)
     # env steps 2 and 4 are multiples of update_freq 2: 3 batches each

@@ -1,20 +1,10 @@
 """``ReplaySchedule``: how many batches a replay learner draws at each env step, by hand."""
 
-import numpy as np
 import pytest
 
-from rlcore.trajectories import BatchSampler, CircularArraySARTTrajectory, NStepBatchSampler
+from rlcore.trajectories import BatchSampler, NStepBatchSampler
 from rlcore.trajectories.schedule import ReplaySchedule
-
-
-def _replay(n):
-    """A replay holding ``n`` transitions (states 0..n, reward 1, never terminal)."""
-    t = CircularArraySARTTrajectory(100, state=((), np.int64))
-    for s in range(n):
-        t.push(state=s, action=0)
-        t.push(reward=1.0, terminal=False, truncated=False)
-    t.push(state=n, action=0)
-    return t
+from tests.helpers import counting_replay
 
 
 def _grow(t, state):
@@ -37,7 +27,7 @@ def test_defaults():
 
 def test_one_env_learns_every_update_freq_steps_gradient_steps_batches():
     schedule = _schedule(min_replay_history=4, update_freq=2, gradient_steps=3)
-    t = _replay(10)
+    t = counting_replay(10)
     # env steps 1..6: the even ones are multiples of update_freq 2, each draws 3 batches
     assert [schedule.n_batches(t) for _ in range(6)] == [0, 3, 0, 3, 0, 3]
     assert schedule.env_steps == 6
@@ -45,7 +35,7 @@ def test_one_env_learns_every_update_freq_steps_gradient_steps_batches():
 
 def test_nothing_is_drawn_before_min_replay_history_transitions_are_held():
     schedule = _schedule(min_replay_history=4, update_freq=2, gradient_steps=3)
-    t = _replay(3)
+    t = counting_replay(3)
     # steps 1 and 2 count, but 3 < 4 transitions are held: the multiple 2 draws nothing (it is
     # not made up later)
     assert [schedule.n_batches(t), schedule.n_batches(t)] == [0, 0]
@@ -57,7 +47,7 @@ def test_nothing_is_drawn_before_min_replay_history_transitions_are_held():
 
 def test_eight_sub_envs_count_eight_env_steps_per_call():
     schedule = _schedule(min_replay_history=4, update_freq=2, gradient_steps=3)
-    t = _replay(10)
+    t = counting_replay(10)
     # steps 1-8 pass the multiples 2, 4, 6, 8 of update_freq: 4 · 3 batches; then 9-16 as many
     assert schedule.n_batches(t, n_steps=8) == 12 and schedule.env_steps == 8
     assert schedule.n_batches(t, n_steps=8) == 12 and schedule.env_steps == 16
@@ -81,7 +71,7 @@ def test_batches_draws_each_batch_when_the_previous_one_was_used():
 
     schedule = _schedule(sampler=Counting(2, seed=0), min_replay_history=4, update_freq=2,
                          gradient_steps=3)
-    t = _replay(10)
+    t = counting_replay(10)
     batches = schedule.batches(t, n_steps=2)   # counts the 2 env steps at once: 3 batches
     assert schedule.env_steps == 2 and draws == []
     first = next(batches)
@@ -94,7 +84,7 @@ def test_batches_draws_each_batch_when_the_previous_one_was_used():
 
 def test_an_n_step_sampler_draws_the_batches_too():
     schedule = _schedule(sampler=NStepBatchSampler(2, 0.5, 3, seed=0), min_replay_history=3)
-    batch, = schedule.batches(_replay(5))
+    batch, = schedule.batches(counting_replay(5))
     # transitions from states 0..4, none terminal: a 2-step window gives reward 1 + 0.5 = 1.5
     # and discount 0.5² = 0.25; from state 4, the newest transition, the window is 1 step:
     # reward 1, discount 0.5
