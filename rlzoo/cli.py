@@ -12,7 +12,9 @@ wall time and steps per second.
 """
 
 import argparse
+import signal
 import sys
+import textwrap
 import time
 
 from rlzoo.experiments import registry
@@ -120,10 +122,11 @@ def _run(args):
     if str(overrides.get("device", "cpu")).startswith("cuda") and not torch.cuda.is_available():
         raise UsageError("device cuda needs a CUDA device, and torch.cuda.is_available() is False "
                          "here; use --device cpu")
-    for key in ("progress", "verbose"):
-        if key in valid:
-            overrides.setdefault(key, True)
-    from rlcore import EvaluateEveryNStep, TotalRewardPerEpisode, run
+    if "progress" in valid:  # a bar only on a terminal: no \r fragments in a log file
+        overrides.setdefault("progress", sys.stderr.isatty())
+    if "verbose" in valid:
+        overrides.setdefault("verbose", True)
+    from rlcore import EvaluateEveryNStep, TotalRewardPerEpisode
     from rlzoo.experiments.common import find_hook
 
     previous_threads = torch.get_num_threads()
@@ -133,16 +136,76 @@ def _run(args):
         torch.set_num_threads(args.threads)
     try:
         experiment = _make(args.name, args.seed, overrides)
-        print(experiment)
+        print(header(args.name, args.seed, {**valid, **overrides}, experiment.description))
+        if args.tree:
+            print(experiment)
         start = time.perf_counter()
-        hook = run(experiment)
+        hook, interrupted = run_interruptible(experiment)
         seconds = time.perf_counter() - start
     finally:
         torch.set_num_threads(previous_threads)
     returns = find_hook(hook, TotalRewardPerEpisode)
     evaluation = find_hook(hook, EvaluateEveryNStep)
+    if interrupted:
+        print(f"interrupted at step {steps_taken(experiment.stop_condition)}")
     print(summary(returns.rewards if returns else [], evaluation, seconds))
-    return hook
+    return INTERRUPTED if interrupted else 0
+
+
+INTERRUPTED = 130  # the shell's status for a process ended by SIGINT (128 + 2)
+
+
+def header(name, seed, parameters, description=""):
+    """The first lines of a run: the experiment, its seed and every parameter, wrapped."""
+    pairs = ", ".join(f"{key}={value!r}" for key, value in parameters.items())
+    lines = [f"{name}, seed {seed}" + (f": {description}" if description else "")]
+    lines += textwrap.wrap(pairs, width=100, initial_indent="parameters: ",
+                           subsequent_indent="  ")
+    return "\n".join(lines)
+
+
+def run_interruptible(experiment):
+    """Run ``experiment``; the first Ctrl-C (SIGINT) asks the run to stop after the current
+    step, a second one interrupts at once. Returns ``(hook, interrupted)``.
+
+    The first Ctrl-C sets a :class:`~rlcore.StopSignal` composed with the experiment's stop
+    condition (not stored in the experiment), so the run ends through its ordinary end: the
+    episode's and the experiment's last stages fire and hooks (a checkpoint, logs) close
+    cleanly."""
+    from rlcore import ComposedStopCondition, StopSignal, run
+
+    stop_signal = StopSignal()
+    interrupted = []
+
+    def on_sigint(signum, frame):
+        if interrupted:  # a second Ctrl-C: stop now, whatever the run is doing
+            raise KeyboardInterrupt
+        interrupted.append(True)
+        stop_signal.set()
+        print("\nCtrl-C: stopping after this step (Ctrl-C again to stop at once)",
+              file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        hook = run(experiment.policy, experiment.env,
+                   ComposedStopCondition(experiment.stop_condition, stop_signal), experiment.hook)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return hook, bool(interrupted)
+
+
+def steps_taken(stop_condition):
+    """The env steps counted by the ``StopAfterStep`` in ``stop_condition`` (``?`` if none)."""
+    from rlcore import ComposedStopCondition, StopAfterStep
+
+    if isinstance(stop_condition, StopAfterStep):
+        return stop_condition.steps
+    if isinstance(stop_condition, ComposedStopCondition):
+        for condition in stop_condition.conditions:
+            steps = steps_taken(condition)
+            if steps != "?":
+                return steps
+    return "?"
 
 
 def summary(returns, evaluation, seconds):
@@ -178,6 +241,8 @@ def _parser():
     run.add_argument("--device", choices=("cpu", "cuda"), default=None)
     run.add_argument("--threads", type=int, default=1,
                      help="torch CPU threads (default 1: fastest for small networks)")
+    run.add_argument("--tree", action="store_true",
+                     help="print the whole component tree before running")
     run.add_argument("overrides", nargs="*", metavar="key=value")
     return parser
 
@@ -192,8 +257,10 @@ def main(argv=None):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.overrides = args.overrides + extra
     try:
-        {"list": _list, "show": _show, "run": _run}[args.command](args)
+        return {"list": _list, "show": _show, "run": _run}[args.command](args) or 0
     except UsageError as error:
         print(f"rlzoo: error: {error}", file=sys.stderr)
         return 2
-    return 0
+    except KeyboardInterrupt:  # a second Ctrl-C during a run, or one outside it
+        print("rlzoo: interrupted", file=sys.stderr)
+        return INTERRUPTED

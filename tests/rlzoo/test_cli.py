@@ -81,3 +81,43 @@ def test_cuda_without_a_gpu_is_a_clear_error(capsys):
         pytest.skip("a CUDA device is present")
     assert main(["run", "DQN_CartPole", "--device", "cuda", "--steps", "10"]) == 2
     assert "needs a CUDA device" in capsys.readouterr().err
+
+
+def test_run_prints_the_parameters_in_a_few_lines_and_the_tree_only_with_tree(capsys):
+    argv = ["run", "DQN_CartPole", "--steps", "300", "min_replay_history=200", "eval_every=300",
+            "eval_episodes=1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    head = out.split("step 300")[0]
+    assert head.startswith("DQN_CartPole, seed 0: DQN on CartPole-v1")
+    assert "steps=300" in head and "min_replay_history=200" in head and "lr=0.0023" in head
+    assert len(head.splitlines()) <= 8 and "DQNLearner" not in head
+    assert main(argv + ["--tree"]) == 0
+    assert "DQNLearner" in capsys.readouterr().out
+
+
+def test_no_progress_bar_when_output_is_not_a_terminal():
+    # a log file gets whole lines: no carriage returns of a progress bar
+    result = subprocess.run([sys.executable, "-m", "rlzoo", "run", "DQN_CartPole", "--steps",
+                             "300", "min_replay_history=200", "eval_every=300",
+                             "eval_episodes=1"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0
+    assert "\r" not in result.stdout and "\r" not in result.stderr
+
+
+def test_ctrl_c_ends_the_run_with_the_step_a_summary_and_status_130():
+    import signal
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rlzoo", "run", "DQN_CartPole", "--steps", "1000000",
+         "eval_every=1000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # the header is printed before the first step: once it is there, let it train a little
+    first = process.stdout.readline()
+    assert first.startswith("DQN_CartPole, seed 0"), first
+    time.sleep(2)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "interrupted at step " in out and "episodes: " in out and "wall time: " in out
+    assert "Traceback" not in err
