@@ -165,6 +165,23 @@ class GymEnv(AbstractEnv):
                          f"mode='text' or {render_mode!r}, not mode={mode!r}; pass "
                          f"render_mode={mode!r} to GymEnv to render it")
 
+    def set_render_mode(self, mode):
+        """Render ``mode`` (``"rgb_array"``, ``"human"``, ``"ansi"``) from now on, for an
+        environment made without it: the Gymnasium environment's ``render_mode`` is set. Works
+        for the environments that read ``render_mode`` when they render (classic control,
+        Box2D, MuJoCo, Atari); Gymnasium environments that build their renderer at construction
+        must be made with ``render_mode`` instead.
+
+        >>> env = GymEnv("CartPole-v1", seed=0)
+        >>> env.set_render_mode("rgb_array"); env.reset()
+        >>> env.render("rgb_array").shape
+        (400, 600, 3)
+        """
+        modes = self.gym_env.metadata.get("render_modes", [])
+        if mode not in modes:
+            raise ValueError(f"{self!r} renders {modes}, not render_mode={mode!r}")
+        self.gym_env.unwrapped.render_mode = mode
+
     def close(self):
         """Close the wrapped Gymnasium environment."""
         self.gym_env.close()
