@@ -18,6 +18,7 @@ from rlcore.evaluation import EvaluateEveryNStep  # noqa: F401
 from rlcore.experiment import Experiment  # noqa: F401
 from rlcore.explorers import *  # noqa: F401,F403
 from rlcore.hooks import *  # noqa: F401,F403
+from rlcore.logger import *  # noqa: F401,F403
 from rlcore.policies import *  # noqa: F401,F403
 from rlcore.run import run, run_loop  # noqa: F401
 from rlcore.stages import *  # noqa: F401,F403
