@@ -231,6 +231,17 @@ def _csv_path(path):
     return path if path.suffix.lower() == ".csv" else path / "log.csv"
 
 
+def _prefixes(value):
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return (value,)
+    value = tuple(value)
+    if not all(isinstance(v, str) for v in value):
+        raise TypeError(f"tags must be None or tag prefixes (str), got {value!r}")
+    return value
+
+
 @attrs.define(eq=False)
 class CSVSink(AbstractSink):
     """Writes scalars to one long-format CSV file, ``step,tag,value`` (see the module doc).
@@ -242,7 +253,8 @@ class CSVSink(AbstractSink):
     append. A pickled or copied sink reopens the same way. Read the file back with
     :func:`read_csv_log`.
 
-    Keyword arguments: ``path`` (required), ``append=False``.
+    Keyword arguments: ``path`` (required), ``append=False``, ``tags=None`` (all; else a prefix
+    or a tuple of prefixes, e.g. ``("eval/",)``).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as directory:
@@ -256,6 +268,7 @@ class CSVSink(AbstractSink):
 
     path: pathlib.Path = attrs.field(converter=_csv_path)
     append: bool = attrs.field(default=False, kw_only=True, validator=boolean)
+    tags: object = attrs.field(default=None, kw_only=True, converter=_prefixes)
     file: object = attrs.field(init=False, default=None, repr=False)
     writer: object = attrs.field(init=False, default=None, repr=False)
 
@@ -273,6 +286,8 @@ class CSVSink(AbstractSink):
 
     def write(self, tag, value, step):
         tag, value, step = _checked(self, tag, value, step)
+        if self.tags is not None and not tag.startswith(self.tags):
+            return
         if self.file is None:
             self._open()
         self.writer.writerow((step, tag, repr(value)))
@@ -283,10 +298,11 @@ class CSVSink(AbstractSink):
             self.file = self.writer = None
 
     def __getstate__(self):
-        return {"path": self.path, "append": self.append}
+        return {"path": self.path, "append": self.append, "tags": self.tags}
 
     def __setstate__(self, state):
         self.path, self.append = state["path"], state["append"]
+        self.tags = state.get("tags")
         self.file = self.writer = None
 
 
@@ -325,17 +341,6 @@ def read_csv_log(path):
             values.append(float(row[2]))
     return {tag: (np.array(steps, dtype=np.int64), np.array(values, dtype=np.float64))
             for tag, (steps, values) in columns.items()}
-
-
-def _prefixes(value):
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return (value,)
-    value = tuple(value)
-    if not all(isinstance(v, str) for v in value):
-        raise TypeError(f"StdoutSink: tags must be None or tag prefixes (str), got {value!r}")
-    return value
 
 
 @attrs.define

@@ -229,7 +229,7 @@ def test_arguments_are_validated_with_the_value_named(tmp_path):
         CSVSink(None)
     with pytest.raises(ValueError, match="flush_secs"):
         TensorBoardSink(tmp_path, flush_secs=0)
-    with pytest.raises(TypeError, match="StdoutSink: tags"):
+    with pytest.raises(TypeError, match="tags must be None or tag prefixes"):
         StdoutSink(tags=[1])
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match="not the header 'step,tag,value'"):
@@ -243,3 +243,13 @@ def test_import_rlcore_imports_neither_tensorboard_nor_matplotlib():
             "'rlcore.plotting', 'torch.utils.tensorboard') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_csv_sink_keeps_only_the_tags_asked_for(tmp_path):
+    sink = CSVSink(tmp_path / "evals.csv", tags="eval/")
+    sink.write("episode/return", 9.0, 9)
+    sink.write("eval/return", 200.0, 1000)
+    sink.close()
+    assert sink.path.read_text() == "step,tag,value\n1000,eval/return,200.0\n"
+    with pytest.raises(TypeError, match="tags must be None or tag prefixes"):
+        CSVSink(tmp_path, tags=[1])
