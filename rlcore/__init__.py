@@ -25,5 +25,6 @@ from rlcore.stages import *  # noqa: F401,F403
 from rlcore.stop_conditions import *  # noqa: F401,F403
 from rlcore.trajectories import *  # noqa: F401,F403
 from rlcore.utils import make_rng, sample_space, show_tree  # noqa: F401
+from rlcore.checkpoint import *  # noqa: F401,F403  (after the modules it builds on)
 
 __version__ = "0.1.0"

@@ -10,6 +10,11 @@ Specialised loops (vectorised environments, simultaneous games) are further meth
     @dispatch(object, MyVectorEnv, object, object)
     def run_loop(policy, env, stop_condition, hook): ...
 
+The single-environment loop reads top-down as RL.jl's one function, cut at its two loops:
+``run_loop`` (the experiment's stages), ``run_episodes`` (episode after episode) and
+``run_episode`` (the steps of the current episode). :func:`rlcore.checkpoint.resume` enters a
+saved run at the last two, so a resumed run executes this same code.
+
 Example::
 
     from rlcore import run, RandomPolicy, StopAfterEpisode, TotalRewardPerEpisode
@@ -28,7 +33,7 @@ from rlcore.stages import (
 )
 from rlcore.stop_conditions import StopAfterEpisode
 
-__all__ = ["run", "run_loop"]
+__all__ = ["run", "run_loop", "run_episodes", "run_episode"]
 
 
 def run(policy, env=None, stop_condition=None, hook=None):
@@ -63,7 +68,13 @@ def run_loop(policy, env, stop_condition, hook):
     """The single-environment loop of DESIGN.md §3."""
     hook(PRE_EXPERIMENT_STAGE, policy, env)
     update(policy, env, PRE_EXPERIMENT_STAGE)
-    is_stop = False
+    return run_episodes(policy, env, stop_condition, hook)
+
+
+def run_episodes(policy, env, stop_condition, hook, is_stop=False):
+    """Episodes from ``env.reset()`` until ``stop_condition`` says stop, then the experiment's
+    end; return ``hook``. ``is_stop=True`` goes straight to the end (:func:`rlcore.resume` enters
+    the loop here, after the episode it was saved in)."""
     while not is_stop:
         env.reset()
         if env.is_terminated() or env.is_truncated():
@@ -71,19 +82,25 @@ def run_loop(policy, env, stop_condition, hook):
                                "at least one step")
         update(policy, env, PRE_EPISODE_STAGE)
         hook(PRE_EPISODE_STAGE, policy, env)
-        while not (env.is_terminated() or env.is_truncated()):
-            action = policy(env)
-            update(policy, env, PRE_ACT_STAGE, action)
-            hook(PRE_ACT_STAGE, policy, env, action)
-            env(action)
-            update(policy, env, POST_ACT_STAGE)
-            hook(POST_ACT_STAGE, policy, env)
-            if stop_condition(policy, env):
-                is_stop = True
-                break
-        if env.is_terminated() or env.is_truncated():
-            update(policy, env, POST_EPISODE_STAGE)
-            hook(POST_EPISODE_STAGE, policy, env)
+        is_stop = run_episode(policy, env, stop_condition, hook)
     hook(POST_EXPERIMENT_STAGE, policy, env)
     update(policy, env, POST_EXPERIMENT_STAGE)
     return hook
+
+
+def run_episode(policy, env, stop_condition, hook, is_stop=False):
+    """Step the current episode until it ends or ``stop_condition`` says stop, then its
+    ``POST_EPISODE_STAGE`` if it ended; return whether to stop. ``is_stop`` is the stop
+    condition's answer at the step the episode continues from (:func:`rlcore.resume`)."""
+    while not (is_stop or env.is_terminated() or env.is_truncated()):
+        action = policy(env)
+        update(policy, env, PRE_ACT_STAGE, action)
+        hook(PRE_ACT_STAGE, policy, env, action)
+        env(action)
+        update(policy, env, POST_ACT_STAGE)
+        hook(POST_ACT_STAGE, policy, env)
+        is_stop = stop_condition(policy, env)
+    if env.is_terminated() or env.is_truncated():
+        update(policy, env, POST_EPISODE_STAGE)
+        hook(POST_EPISODE_STAGE, policy, env)
+    return is_stop

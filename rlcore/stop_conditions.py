@@ -31,10 +31,24 @@ def _positive_int(instance, attribute, value):
                          f"got {value!r}")
 
 
-def _progress_bar(total, unit):
+def _progress_bar(total, unit, initial):
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, unit=unit, dynamic_ncols=True)
+    return tqdm(total=total, initial=initial, unit=unit, dynamic_ncols=True)
+
+
+def _state_without_bar(self):
+    """The fields to pickle (``rlcore.save``, ``copy``): all but the progress bar, which belongs
+    to the terminal of the process that drew it; a restored condition draws a new one that starts
+    at its count so far."""
+    state = {a.name: getattr(self, a.name) for a in attrs.fields(type(self))}
+    state["_bar"] = None
+    return state
+
+
+def _set_state(self, state):
+    for name, value in state.items():
+        object.__setattr__(self, name, value)
 
 
 @attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
@@ -50,7 +64,7 @@ class StopAfterStep(AbstractStopCondition):
         self.steps += 1
         if self.progress:
             if self._bar is None:
-                self._bar = _progress_bar(self.n, "step")
+                self._bar = _progress_bar(self.n, "step", self.steps - 1)
             self._bar.update(1)
         if self.steps >= self.n:
             self._close()
@@ -61,6 +75,8 @@ class StopAfterStep(AbstractStopCondition):
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+    __getstate__, __setstate__ = _state_without_bar, _set_state
 
 
 @attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
@@ -78,7 +94,7 @@ class StopAfterEpisode(AbstractStopCondition):
         self.episodes += 1
         if self.progress:
             if self._bar is None:
-                self._bar = _progress_bar(self.n, "episode")
+                self._bar = _progress_bar(self.n, "episode", self.episodes - 1)
             self._bar.update(1)
         if self.episodes >= self.n:
             if self._bar is not None:
@@ -86,6 +102,8 @@ class StopAfterEpisode(AbstractStopCondition):
                 self._bar = None
             return True
         return False
+
+    __getstate__, __setstate__ = _state_without_bar, _set_state
 
 
 @attrs.define
@@ -124,6 +142,9 @@ class ComposedStopCondition(AbstractStopCondition):
 class StopSignal(AbstractStopCondition):
     """Stop as soon as ``set()`` has been called (from a hook, another thread, a signal handler).
 
+    A request to stop belongs to the process that made it: a signal is saved (``rlcore.save``,
+    pickled) unset, so a run interrupted by it and resumed from its checkpoint goes on.
+
     >>> signal = StopSignal()
     >>> signal.set()
     >>> signal(None, None)
@@ -146,6 +167,12 @@ class StopSignal(AbstractStopCondition):
 
     def __repr__(self):
         return f"StopSignal(set={self._event.is_set()})"
+
+    def __getstate__(self):
+        return {}  # a threading.Event cannot be pickled, and the request is not the run's state
+
+    def __setstate__(self, state):
+        self._event = threading.Event()
 
 
 @attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
@@ -188,7 +215,11 @@ class StopAfterNoImprovement(AbstractStopCondition):
 
 @attrs.define(on_setattr=attrs.setters.NO_OP)  # validated at construction; counters are hot
 class StopAfterNSeconds(AbstractStopCondition):
-    """Stop once ``seconds`` of wall time have passed since the first step."""
+    """Stop once ``seconds`` of wall time have passed since the first step.
+
+    Saved and restored (``rlcore.save``/``load``, pickled), it counts on from the time already
+    spent, not from the saved process's clock.
+    """
 
     seconds: float
     start: float = attrs.field(default=None, repr=False)
@@ -202,3 +233,12 @@ class StopAfterNSeconds(AbstractStopCondition):
         if self.start is None:
             self.start = now
         return now - self.start >= self.seconds
+
+    def __getstate__(self):
+        elapsed = None if self.start is None else time.perf_counter() - self.start
+        return {"seconds": self.seconds, "elapsed": elapsed}
+
+    def __setstate__(self, state):
+        self.seconds = state["seconds"]
+        elapsed = state["elapsed"]
+        self.start = None if elapsed is None else time.perf_counter() - elapsed
