@@ -1,17 +1,36 @@
-"""The ``rlzoo`` command line: list, show and run the named experiments.
+"""The ``rlzoo`` command line: list, show, run and evaluate the named experiments.
 
     rlzoo list
     rlzoo show NAME [--seed S] [key=value ...]
-    rlzoo run NAME [--seed S] [--steps N] [--device cpu|cuda] [--threads T] [key=value ...]
+    rlzoo run NAME [--seed S] [--steps N] [--device cpu|cuda] [--threads T] [--out DIR]
+                   [--checkpoint-every N] [--plot PNG] [--tree] [key=value ...]
+    rlzoo run --resume DIR [--steps N]
+    rlzoo eval DIR [--episodes N] [--seed S] [--render VIDEO_DIR] [--fps F]
 
 (also ``python -m rlzoo ...``). ``key=value`` overrides any parameter that ``rlzoo show NAME``
 lists; values are parsed after the parameter's default (int, float, bool, or a string). An
-unknown name or key fails with the list of valid ones. A run shows a progress bar and each
-evaluation, and ends with a summary: episodes, mean of the last 100 returns, best evaluation,
-wall time and steps per second.
+unknown name or key fails with the list of valid ones, in one line.
+
+A run prints its parameters in a few lines (the whole component tree with ``--tree``), a
+progress bar when stderr is a terminal, each evaluation, and ends with a summary: episodes, mean
+of the last 100 returns, best evaluation, wall time and steps per second. Ctrl-C stops it after
+the current step ("interrupted at step N", the summary so far, exit status 130); a second Ctrl-C
+stops at once.
+
+``--out DIR`` writes ``run.json`` (name, seed, overrides), ``returns.csv`` and ``evals.csv``
+(``step,tag,value`` rows: ``episode/return``, ``episode/length``; ``eval/return``), a TensorBoard
+log in ``tensorboard/``, checkpoints in ``checkpoints/`` (every ``--checkpoint-every`` env steps,
+default the experiment's ``eval_every``, and at the end, also after Ctrl-C; the last 3 kept), and
+at the end ``agent.pt`` (the policy, replay left out) and ``returns.png``. ``--resume DIR``
+continues that run from its newest checkpoint exactly as if it had not stopped (single-env
+runs; ``--steps N`` raises a finished run's budget). ``rlzoo eval DIR`` runs the saved agent
+greedily on a fresh evaluation env of its experiment; ``--render`` records each episode with
+Gymnasium's video recorder (the ``video`` extra: moviepy).
 """
 
 import argparse
+import json
+import pathlib
 import signal
 import sys
 import textwrap
@@ -110,49 +129,75 @@ def _show(args):
 def _run(args):
     import torch
 
-    _get(args.name)
-    overrides = parse_overrides(args.name, args.overrides)
-    valid = registry.parameters(args.name)
-    for key, value in (("steps", args.steps), ("device", args.device)):
-        if value is not None:
-            if key not in valid:
-                raise UsageError(f"{args.name} has no parameter {key!r}; valid keys: "
-                                 f"{', '.join(valid)}")
-            overrides[key] = value
+    if args.resume is not None:
+        if args.name is not None or args.overrides or args.seed is not None:
+            raise UsageError("--resume DIR continues the run saved in DIR with its own name, "
+                             "seed and parameters; give only --resume DIR (and --steps N to "
+                             "raise its step budget)")
+        name, seed, overrides, out = _read_run_file(args.resume)
+    else:
+        if args.name is None:
+            raise UsageError("run needs an experiment NAME (rlzoo list), or --resume DIR")
+        name, seed, out = args.name, 0 if args.seed is None else args.seed, args.out
+        _get(name)
+        overrides = parse_overrides(name, args.overrides)
+        valid = registry.parameters(name)
+        for key, value in (("steps", args.steps), ("device", args.device)):
+            if value is not None:
+                if key not in valid:
+                    raise UsageError(f"{name} has no parameter {key!r}; valid keys: "
+                                     f"{', '.join(valid)}")
+                overrides[key] = value
+    _get(name)
+    valid = registry.parameters(name)
     if str(overrides.get("device", "cpu")).startswith("cuda") and not torch.cuda.is_available():
         raise UsageError("device cuda needs a CUDA device, and torch.cuda.is_available() is False "
                          "here; use --device cpu")
+    shown = dict(overrides)  # progress and verbose follow the terminal, not the saved run
     if "progress" in valid:  # a bar only on a terminal: no \r fragments in a log file
-        overrides.setdefault("progress", sys.stderr.isatty())
+        shown.setdefault("progress", sys.stderr.isatty())
     if "verbose" in valid:
-        overrides.setdefault("verbose", True)
+        shown.setdefault("verbose", True)
+    if args.threads < 1:
+        raise UsageError(f"--threads must be >= 1, got {args.threads}")
     from rlcore import EvaluateEveryNStep, TotalRewardPerEpisode
     from rlzoo.experiments.common import find_hook
 
     previous_threads = torch.get_num_threads()
-    if args.threads is not None:
-        if args.threads < 1:
-            raise UsageError(f"--threads must be >= 1, got {args.threads}")
-        torch.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
     try:
-        experiment = _make(args.name, args.seed, overrides)
-        print(header(args.name, args.seed, {**valid, **overrides}, experiment.description))
+        if args.resume is not None:
+            experiment, start_step = _load_for_resume(args.resume, args.steps)
+            print(header(name, seed, {**valid, **shown}, experiment.description))
+            print(f"resuming from step {start_step} of {out}")
+        else:
+            experiment = _make(name, seed, shown)
+            print(header(name, seed, {**valid, **shown}, experiment.description))
+            if out is not None:
+                _start_out_dir(out, name, seed, overrides, args.checkpoint_every, experiment)
         if args.tree:
             print(experiment)
+        evaluation = find_hook(experiment.hook, EvaluateEveryNStep)
+        since = (evaluation.t, evaluation.seconds) if evaluation is not None else (0, 0.0)
         start = time.perf_counter()
-        hook, interrupted = run_interruptible(experiment)
+        hook, interrupted = run_interruptible(experiment, resume=args.resume is not None)
         seconds = time.perf_counter() - start
     finally:
         torch.set_num_threads(previous_threads)
     returns = find_hook(hook, TotalRewardPerEpisode)
-    evaluation = find_hook(hook, EvaluateEveryNStep)
     if interrupted:
         print(f"interrupted at step {steps_taken(experiment.stop_condition)}")
-    print(summary(returns.rewards if returns else [], evaluation, seconds))
+    print(summary(returns.rewards if returns else [], evaluation, seconds, since))
+    if out is not None:
+        _finish_out_dir(out, experiment)
+    if args.plot is not None:
+        _plot(args.plot, returns, evaluation)
+        print(f"plot: {args.plot}")
     return INTERRUPTED if interrupted else 0
 
 
 INTERRUPTED = 130  # the shell's status for a process ended by SIGINT (128 + 2)
+RUN_FILE = "run.json"
 
 
 def header(name, seed, parameters, description=""):
@@ -164,17 +209,154 @@ def header(name, seed, parameters, description=""):
     return "\n".join(lines)
 
 
-def run_interruptible(experiment):
-    """Run ``experiment``; the first Ctrl-C (SIGINT) asks the run to stop after the current
-    step, a second one interrupts at once. Returns ``(hook, interrupted)``.
+# --- --out DIR: what a run writes, and --resume DIR
 
-    The first Ctrl-C sets a :class:`~rlcore.StopSignal` composed with the experiment's stop
-    condition (not stored in the experiment), so the run ends through its ordinary end: the
-    episode's and the experiment's last stages fire and hooks (a checkpoint, logs) close
-    cleanly."""
-    from rlcore import ComposedStopCondition, StopSignal, run
+def _start_out_dir(out, name, seed, overrides, checkpoint_every, experiment):
+    """Write ``run.json`` and add the hooks that write the rest of ``out``: the episode and
+    evaluation CSV logs, the TensorBoard log and the checkpoints (last, as ``Checkpoint``
+    requires)."""
+    from rlcore import (
+        Checkpoint, CSVSink, EvaluateEveryNStep, LogHook, StopSignal, TensorBoardSink,
+    )
+    from rlzoo.experiments.common import find_hook
 
-    stop_signal = StopSignal()
+    out = pathlib.Path(out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file; give a directory")
+    if (out / RUN_FILE).exists():
+        raise UsageError(f"--out {out} already holds a run ({RUN_FILE}); continue it with "
+                         f"--resume {out}, or choose another directory")
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        json.dumps(overrides)
+    except TypeError as error:
+        raise UsageError(f"the overrides {overrides!r} cannot be saved in {RUN_FILE}: {error}")
+    every = checkpoint_every
+    if every is None:
+        every = registry.parameters(name).get("eval_every") or 10_000
+        every = overrides.get("eval_every", every)
+    if every < 1:
+        raise UsageError(f"--checkpoint-every must be >= 1, got {every}")
+    (out / RUN_FILE).write_text(json.dumps(
+        {"name": name, "seed": seed, "overrides": overrides}, indent=2) + "\n")
+    evaluation = find_hook(experiment.hook, EvaluateEveryNStep)
+    log = LogHook([CSVSink(out / "returns.csv", tags="episode/"),
+                   CSVSink(out / "evals.csv", tags="eval/"),
+                   TensorBoardSink(out / "tensorboard")],
+                  every=every, evaluation=evaluation)
+    if not any(isinstance(c, StopSignal) for c in _conditions(experiment.stop_condition)):
+        from rlcore import ComposedStopCondition
+
+        experiment.stop_condition = ComposedStopCondition(experiment.stop_condition, StopSignal())
+    experiment.hook = experiment.hook + log + Checkpoint(out / "checkpoints", every=every, keep=3)
+
+
+def _read_run_file(out):
+    path = pathlib.Path(out) / RUN_FILE
+    try:
+        saved = json.loads(path.read_text())
+        return saved["name"], saved["seed"], saved["overrides"], str(out)
+    except FileNotFoundError:
+        raise UsageError(f"--resume {out}: no {RUN_FILE} there; it is written by "
+                         f"rlzoo run NAME --out {out}") from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"--resume {out}: {path} is not a run file ({error})") from None
+
+
+def _load_for_resume(out, steps):
+    """The experiment of the newest checkpoint in ``out``, with its step budget raised to
+    ``steps`` when given; and the step it was saved at."""
+    from rlcore import CheckpointError, StopAfterStep, latest_checkpoint, load
+
+    path = latest_checkpoint(pathlib.Path(out) / "checkpoints")
+    if path is None:
+        raise UsageError(f"--resume {out}: no checkpoint in {out}/checkpoints yet")
+    try:
+        experiment = load(path)
+    except CheckpointError as error:
+        raise UsageError(str(error)) from None
+    if getattr(experiment, "position", None) is None:
+        raise UsageError(f"--resume {out}: {path} holds the policy only (a vectorised run saves "
+                         "no env): it cannot be resumed; start a new run")
+    budget = next((c for c in _conditions(experiment.stop_condition)
+                   if isinstance(c, StopAfterStep)), None)
+    done = budget.steps if budget is not None else "?"
+    if steps is not None:
+        if budget is None or steps <= budget.steps:
+            raise UsageError(f"--steps {steps} must be more than the {done} steps already taken")
+        budget.n = steps
+    elif budget is not None and budget.steps >= budget.n:
+        raise UsageError(f"the run in {out} has taken all its {budget.n} steps; give --steps N "
+                         f"(more than {budget.n}) to train further")
+    return experiment, done
+
+
+def _conditions(stop_condition):
+    """``stop_condition`` and the conditions composed inside it."""
+    from rlcore import ComposedStopCondition
+
+    if isinstance(stop_condition, ComposedStopCondition):
+        return [c for inner in stop_condition.conditions for c in _conditions(inner)]
+    return [stop_condition]
+
+
+def _finish_out_dir(out, experiment):
+    """The trained agent (``agent.pt``, its replay left out) and the learning curve
+    (``returns.png``)."""
+    from rlcore import save
+
+    out = pathlib.Path(out)
+    save(out / "agent.pt", experiment.policy, trajectory=False)
+    _plot(out / "returns.png", out / "returns.csv", out / "evals.csv")
+    print(f"saved: {out}/agent.pt, returns.csv, evals.csv, returns.png, tensorboard/, "
+          "checkpoints/")
+
+
+def _plot(path, returns, evaluation):
+    """A PNG of the episode returns (10-episode moving average) and the evaluations; each is a
+    hook or a CSV log."""
+    from rlcore.plotting import plot_learning_curves
+
+    curves = {}
+    if returns is not None and _has_points(returns, "episode/return"):
+        curves["training episodes"] = returns
+    figure = None
+    if curves:
+        figure = plot_learning_curves(curves, tag="episode/return", smoothing=10, band=None,
+                                      xlabel="env steps", ylabel="return")
+    if evaluation is not None and _has_points(evaluation, "eval/return"):
+        figure = plot_learning_curves({"evaluation": evaluation}, tag="eval/return", band=None,
+                                      ax=figure.axes[0] if figure else None, xlabel="env steps",
+                                      ylabel="return")
+    if figure is None:
+        raise UsageError(f"nothing to plot in {path}: no episode ended")
+    figure.savefig(path, dpi=100)
+
+
+def _has_points(run, tag):
+    from rlcore.plotting import learning_curve
+
+    try:
+        return len(learning_curve(run, tag)[0]) > 0
+    except (KeyError, ValueError, FileNotFoundError):
+        return False
+
+
+def run_interruptible(experiment, resume=False):
+    """Run ``experiment`` (``resume=True``: :func:`rlcore.resume` it); the first Ctrl-C (SIGINT)
+    asks the run to stop after the current step, a second one interrupts at once. Returns
+    ``(hook, interrupted)``.
+
+    The first Ctrl-C sets the :class:`~rlcore.StopSignal` composed with the experiment's stop
+    condition (``--out`` stores one in the experiment, so a resumed run has it too; otherwise
+    one is composed for this run), so the run ends through its ordinary end: the episode's and
+    the experiment's last stages fire, and hooks close cleanly (a ``Checkpoint`` saves)."""
+    from rlcore import ComposedStopCondition, StopSignal, resume as resume_run, run
+
+    signals = [c for c in _conditions(experiment.stop_condition) if isinstance(c, StopSignal)]
+    stop_signal = signals[0] if signals else StopSignal()
+    stop_condition = experiment.stop_condition if signals else ComposedStopCondition(
+        experiment.stop_condition, stop_signal)
     interrupted = []
 
     def on_sigint(signum, frame):
@@ -187,29 +369,101 @@ def run_interruptible(experiment):
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        hook = run(experiment.policy, experiment.env,
-                   ComposedStopCondition(experiment.stop_condition, stop_signal), experiment.hook)
+        if resume:
+            hook = resume_run(experiment)
+        else:
+            hook = run(experiment.policy, experiment.env, stop_condition, experiment.hook)
     finally:
         signal.signal(signal.SIGINT, previous)
+        stop_signal.clear()
     return hook, bool(interrupted)
 
 
 def steps_taken(stop_condition):
     """The env steps counted by the ``StopAfterStep`` in ``stop_condition`` (``?`` if none)."""
-    from rlcore import ComposedStopCondition, StopAfterStep
+    from rlcore import StopAfterStep
 
-    if isinstance(stop_condition, StopAfterStep):
-        return stop_condition.steps
-    if isinstance(stop_condition, ComposedStopCondition):
-        for condition in stop_condition.conditions:
-            steps = steps_taken(condition)
-            if steps != "?":
-                return steps
+    for condition in _conditions(stop_condition):
+        if isinstance(condition, StopAfterStep):
+            return condition.steps
     return "?"
 
 
-def summary(returns, evaluation, seconds):
-    """The closing lines of a run."""
+# --- rlzoo eval
+
+def _eval(args):
+    """Evaluate a saved agent greedily on a fresh evaluation env of its experiment."""
+    import numpy as np
+
+    from rlcore import (
+        CheckpointError, EvaluateEveryNStep, StopAfterEpisode, TotalRewardPerEpisode, load,
+        run, testmode,
+    )
+    from rlcore.policies.agent import Agent
+    from rlzoo.experiments.common import find_hook
+
+    if args.episodes < 1:
+        raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
+    path = pathlib.Path(args.path)
+    out = path if path.is_dir() else path.parent
+    if path.is_dir():
+        path = path / "agent.pt"
+    name, seed, overrides, _ = _read_run_file(out)
+    try:
+        saved = load(path)
+    except CheckpointError as error:
+        raise UsageError(str(error)) from None
+    except FileNotFoundError:
+        raise UsageError(f"no saved agent at {path}") from None
+    policy = getattr(saved, "policy", saved)  # an Experiment (a checkpoint) or a policy
+    policy = policy.policy if isinstance(policy, Agent) else policy
+    evaluation_seed = seed if args.seed is None else args.seed
+    experiment = _make(name, evaluation_seed, {**overrides, "progress": False,
+                                               "verbose": False})
+    evaluation = find_hook(experiment.hook, EvaluateEveryNStep)
+    env = evaluation.env if evaluation is not None else experiment.env
+    hook = TotalRewardPerEpisode()
+    frames = None
+    if args.render is not None:
+        from rlcore.video import RecordFrames
+
+        _render_frames(env)
+        frames = RecordFrames()
+        hook = hook + frames
+    print(f"evaluating {path} ({name}) greedily for {args.episodes} episodes")
+    start = time.perf_counter()
+    with testmode(policy):
+        run(policy, env, StopAfterEpisode(args.episodes, progress=sys.stderr.isatty()), hook)
+    seconds = time.perf_counter() - start
+    rewards = np.array((hook[0] if frames is not None else hook).rewards)
+    print(f"mean return {rewards.mean():.2f} ± {rewards.std():.2f} over {len(rewards)} episodes "
+          f"(min {rewards.min():.2f}, max {rewards.max():.2f}), {seconds:.1f} s")
+    if frames is not None:
+        from rlcore.video import save_episodes
+
+        paths = save_episodes(frames.episodes, args.render, fps=args.fps)
+        print(f"videos: {', '.join(map(str, paths))}")
+    return 0
+
+
+def _render_frames(env):
+    """Make ``env`` (or the Gymnasium env at the bottom of its wrappers) render rgb_array
+    frames, or fail naming it."""
+    from rlenvs import GymEnv
+
+    inner = getattr(env, "innermost", env)
+    if not isinstance(inner, GymEnv):
+        raise UsageError(f"--render needs a Gymnasium environment that renders frames; the "
+                         f"evaluation env is {env!r}")
+    try:
+        inner.set_render_mode("rgb_array")
+    except ValueError as error:
+        raise UsageError(f"--render: {error}") from None
+
+
+def summary(returns, evaluation, seconds, since=(0, 0.0)):
+    """The closing lines of a run; ``since`` is the evaluation hook's ``(t, seconds)`` when this
+    run began (a resumed run's speed counts only its own steps)."""
     lines = [f"episodes: {len(returns)}"]
     if returns:
         last = returns[-100:]
@@ -218,11 +472,12 @@ def summary(returns, evaluation, seconds):
         best = max(range(len(evaluation.returns)), key=evaluation.returns.__getitem__)
         lines.append(f"best evaluation: {evaluation.returns[best]:.2f} at step "
                      f"{evaluation.steps[best]}")
-    steps = evaluation.t if evaluation is not None else None
+    steps = evaluation.t - since[0] if evaluation is not None else None
     lines.append(f"wall time: {seconds:.1f} s" + (
-        f" ({evaluation.seconds:.1f} s evaluating)" if evaluation is not None else ""))
+        f" ({evaluation.seconds - since[1]:.1f} s evaluating)" if evaluation is not None else ""))
     if steps:
-        lines.append(f"steps: {steps}, {steps / seconds:.0f} steps/s")
+        total = f" (of {evaluation.t})" if since[0] else ""
+        lines.append(f"steps: {steps}{total}, {steps / seconds:.0f} steps/s")
     return "\n".join(lines)
 
 
@@ -235,15 +490,32 @@ def _parser():
     show.add_argument("--seed", type=int, default=0)
     show.add_argument("overrides", nargs="*", metavar="key=value")
     run = commands.add_parser("run", help="run an experiment")
-    run.add_argument("name")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("name", nargs="?")
+    run.add_argument("--seed", type=int, default=None, help="default 0")
     run.add_argument("--steps", type=int, default=None)
     run.add_argument("--device", choices=("cpu", "cuda"), default=None)
     run.add_argument("--threads", type=int, default=1,
                      help="torch CPU threads (default 1: fastest for small networks)")
+    run.add_argument("--out", metavar="DIR", default=None,
+                     help="write run.json, returns.csv, evals.csv, tensorboard/, checkpoints/, "
+                          "agent.pt and returns.png into DIR")
+    run.add_argument("--resume", metavar="DIR", default=None,
+                     help="continue the run of an --out DIR from its newest checkpoint, exactly")
+    run.add_argument("--checkpoint-every", type=int, default=None, metavar="N",
+                     help="with --out: env steps between checkpoints (default eval_every)")
+    run.add_argument("--plot", metavar="PNG", default=None,
+                     help="save the learning curve (returns and evaluations) to PNG")
     run.add_argument("--tree", action="store_true",
                      help="print the whole component tree before running")
     run.add_argument("overrides", nargs="*", metavar="key=value")
+    evaluate = commands.add_parser("eval", help="evaluate a saved agent")
+    evaluate.add_argument("path", metavar="DIR", help="an --out DIR, or a checkpoint in one")
+    evaluate.add_argument("--episodes", type=int, default=10)
+    evaluate.add_argument("--seed", type=int, default=None,
+                          help="seed of the evaluation env (default: the run's)")
+    evaluate.add_argument("--render", metavar="VIDEO_DIR", default=None,
+                          help="record each episode to VIDEO_DIR/eval-episode-K.mp4")
+    evaluate.add_argument("--fps", type=int, default=30)
     return parser
 
 
@@ -253,11 +525,12 @@ def main(argv=None):
     # key=value overrides may come before or after the options
     args, extra = parser.parse_known_args(argv)
     if extra:
-        if args.command == "list" or any(e.startswith("-") or "=" not in e for e in extra):
+        if args.command in ("list", "eval") or any(e.startswith("-") or "=" not in e
+                                                    for e in extra):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.overrides = args.overrides + extra
     try:
-        return {"list": _list, "show": _show, "run": _run}[args.command](args) or 0
+        return {"list": _list, "show": _show, "run": _run, "eval": _eval}[args.command](args) or 0
     except UsageError as error:
         print(f"rlzoo: error: {error}", file=sys.stderr)
         return 2

@@ -105,13 +105,16 @@ def test_no_progress_bar_when_output_is_not_a_terminal():
     assert "\r" not in result.stdout and "\r" not in result.stderr
 
 
-def test_ctrl_c_ends_the_run_with_the_step_a_summary_and_status_130():
+def test_ctrl_c_ends_the_run_with_the_step_a_summary_a_checkpoint_and_status_130(tmp_path):
     import signal
     import time
 
+    from rlcore import latest_checkpoint, load
+
     process = subprocess.Popen(
         [sys.executable, "-m", "rlzoo", "run", "DQN_CartPole", "--steps", "1000000",
-         "eval_every=1000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         "eval_every=1000000", "--out", str(tmp_path)], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
     # the header is printed before the first step: once it is there, let it train a little
     first = process.stdout.readline()
     assert first.startswith("DQN_CartPole, seed 0"), first
@@ -121,3 +124,94 @@ def test_ctrl_c_ends_the_run_with_the_step_a_summary_and_status_130():
     assert process.returncode == 130, err
     assert "interrupted at step " in out and "episodes: " in out and "wall time: " in out
     assert "Traceback" not in err
+    step = int(out.split("interrupted at step ")[1].split()[0])
+    path = latest_checkpoint(tmp_path / "checkpoints")
+    assert path.endswith(f"checkpoint-{step:09d}.pt")
+    assert load(path).stop_condition.conditions[0].steps == step  # resumable from there
+
+
+SHORT = ["min_replay_history=200", "eval_every=300", "eval_episodes=2"]
+
+
+def _weights(path):
+    import torch
+
+    return torch.load(path, weights_only=True)["weights"]
+
+
+def test_out_writes_the_agent_the_logs_the_checkpoints_and_a_plot(tmp_path, capsys):
+    import json
+
+    import matplotlib.image
+
+    out = tmp_path / "run"
+    assert main(["run", "DQN_CartPole", "--steps", "600", "--seed", "2", "--out", str(out)]
+                + SHORT) == 0
+    assert json.loads((out / "run.json").read_text()) == {
+        "name": "DQN_CartPole", "seed": 2,
+        "overrides": {"min_replay_history": 200, "eval_every": 300, "eval_episodes": 2,
+                      "steps": 600}}
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == [
+        "checkpoint-000000300.pt", "checkpoint-000000600.pt"]
+    returns = (out / "returns.csv").read_text().splitlines()
+    assert returns[0] == "step,tag,value" and "episode/return" in returns[1]
+    assert [line.split(",")[0] for line in (out / "evals.csv").read_text().splitlines()] == [
+        "step", "300", "600"]
+    assert list((out / "tensorboard").iterdir())
+    assert any(key.endswith("learner.approximator.approximator.model")
+               for key in _weights(out / "agent.pt"))
+    assert matplotlib.image.imread(out / "returns.png").shape[:2] == (500, 800)
+    # a second run into the same directory would mix two runs: refused
+    assert main(["run", "DQN_CartPole", "--steps", "600", "--out", str(out)]) == 2
+    assert f"--resume {out}" in capsys.readouterr().err
+
+
+def test_resume_continues_the_run_exactly(tmp_path, capsys):
+    import torch
+
+    straight, cut = tmp_path / "straight", tmp_path / "cut"
+    assert main(["run", "DQN_CartPole", "--steps", "1200", "--out", str(straight)] + SHORT) == 0
+    assert main(["run", "DQN_CartPole", "--steps", "600", "--out", str(cut)] + SHORT) == 0
+    assert main(["run", "--resume", str(cut)]) == 2  # its 600 steps are taken
+    assert "give --steps N (more than 600)" in capsys.readouterr().err
+    assert main(["run", "--resume", str(cut), "--steps", "1200"]) == 0
+    assert "resuming from step 600" in capsys.readouterr().out
+    for name in ("returns.csv", "evals.csv"):
+        assert (cut / name).read_text() == (straight / name).read_text()
+    a, b = _weights(straight / "agent.pt"), _weights(cut / "agent.pt")
+    assert a.keys() == b.keys()
+    for key in a:
+        for tensor_name, tensor in a[key].items():
+            assert torch.equal(tensor, b[key][tensor_name]), (key, tensor_name)
+
+
+def test_resume_and_eval_errors_are_one_line(tmp_path, capsys):
+    assert main(["run", "--resume", str(tmp_path)]) == 2
+    assert "no run.json there" in capsys.readouterr().err
+    assert main(["run", "DQN_CartPole", "--resume", str(tmp_path)]) == 2
+    assert "give only --resume DIR" in capsys.readouterr().err
+    assert main(["run"]) == 2
+    assert "needs an experiment NAME" in capsys.readouterr().err
+    assert main(["eval", str(tmp_path)]) == 2
+    assert "no run.json there" in capsys.readouterr().err
+
+
+def test_eval_runs_the_saved_agent_and_records_videos(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", "DQN_CartPole", "--steps", "300", "--out", str(out)] + SHORT) == 0
+    capsys.readouterr()
+    assert main(["eval", str(out), "--episodes", "3"]) == 0
+    assert "over 3 episodes" in capsys.readouterr().out
+    pytest.importorskip("moviepy")
+    assert main(["eval", str(out / "agent.pt"), "--episodes", "1", "--render",
+                 str(tmp_path / "videos")]) == 0
+    assert (tmp_path / "videos" / "eval-episode-0.mp4").stat().st_size > 1000
+
+
+def test_plot_saves_the_learning_curve(tmp_path, capsys):
+    import matplotlib.image
+
+    path = tmp_path / "curve.png"
+    assert main(["run", "DQN_CartPole", "--steps", "600", "--plot", str(path)] + SHORT) == 0
+    assert f"plot: {path}" in capsys.readouterr().out
+    assert matplotlib.image.imread(path).shape[:2] == (500, 800)
