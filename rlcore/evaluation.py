@@ -88,7 +88,9 @@ class EvaluateEveryNStep(AbstractHook):
     Keyword arguments: ``env`` (required, not the training env), ``n=1000``,
     ``n_episodes=None`` (an int >= 1; 10 when ``n_steps`` is not given), ``verbose=False``;
     keyword only: ``n_steps=None`` (an int >= 1 for a step budget), ``epsilon=0.0`` (in
-    [0, 1]), ``rng`` (a ``numpy.random.Generator``) or ``seed`` for the evaluation explorer.
+    [0, 1]), ``rng`` (a ``numpy.random.Generator``) or ``seed`` for the evaluation explorer,
+    ``progress=False`` (``True``: a progress bar over each evaluation's episodes or steps, for
+    long evaluations).
 
     >>> from rlcore import RandomPolicy, StopAfterStep, run
     >>> from rlenvs import RandomWalk1D
@@ -113,6 +115,7 @@ class EvaluateEveryNStep(AbstractHook):
     rng: object = attrs.field(default=None, repr=False, kw_only=True)
     seed: object = attrs.field(default=None, kw_only=True)
     episodes: list = attrs.field(factory=list, kw_only=True)
+    progress: bool = attrs.field(default=False, kw_only=True)
 
     def __attrs_post_init__(self):
         if self.n_episodes is not None and self.n_steps is not None:
@@ -128,10 +131,10 @@ class EvaluateEveryNStep(AbstractHook):
         (the number of episodes it averaged is appended to ``episodes``)."""
         inner = policy.policy if isinstance(policy, Agent) else policy
         if self.n_steps is None:
-            stop = StopAfterEpisode(self.n_episodes)
+            stop = StopAfterEpisode(self.n_episodes, progress=self.progress)
         else:  # the first episode end at or after n_steps steps
-            stop = ComposedStopCondition(StopAfterStep(self.n_steps), StopWhenDone(),
-                                         reducer=all)
+            stop = ComposedStopCondition(StopAfterStep(self.n_steps, progress=self.progress),
+                                         StopWhenDone(), reducer=all)
         start = time.perf_counter()
         with testmode(inner):
             acting = inner if self.epsilon == 0.0 else self._epsilon_greedy(inner)

@@ -203,3 +203,12 @@ def test_evaluation_counts_the_env_steps_of_every_sub_env():
     single = EvaluateEveryNStep(LineEnv(length=2), n=10, n_episodes=1)
     run(RandomPolicy(seed=0), CartPoleEnv(seed=0), StopAfterStep(30), single)
     assert single.steps == [10, 20, 30]
+
+
+def test_a_long_evaluation_can_show_its_progress(capsys):
+    from rlcore.evaluation import EvaluateEveryNStep
+    from rlenvs import RandomWalk1D
+
+    run(RandomPolicy(seed=0), RandomWalk1D(), StopAfterStep(10),
+        EvaluateEveryNStep(RandomWalk1D(), n=10, n_episodes=3, progress=True))
+    assert "3/3" in capsys.readouterr().err  # tqdm's bar, on stderr
