@@ -12,6 +12,7 @@ namespace. See ``DESIGN.md`` for the architecture.
 """
 
 from rlcore.approximators import *  # noqa: F401,F403
+from rlcore.checks import EnvMismatchError  # noqa: F401
 from rlcore.dispatch import check_ambiguities, dispatch, update  # noqa: F401
 from rlcore.envs import *  # noqa: F401,F403
 from rlcore.evaluation import EvaluateEveryNStep  # noqa: F401

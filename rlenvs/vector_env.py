@@ -57,6 +57,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 
+from rlcore.checks import check_finite_rewards
 from rlcore.dispatch import dispatch, update
 from rlcore.envs import AbstractEnv, check_action_in_space, n_envs
 from rlcore.hooks import StepsPerEpisode, TotalRewardPerEpisode, on_stage
@@ -588,7 +589,11 @@ def update(trajectory, policy, env, stage, actions):  # noqa: F811
 @dispatch(CircularArraySARTSTrajectory, AbstractPolicy, MultiThreadEnv, PostActStage)
 def update(trajectory, policy, env, stage):  # noqa: F811
     """Push the ``n`` rewards, flags and next states; a sub-environment that just ended (and
-    was reset) gets its episode's final state as next state."""
+    was reset) gets its episode's final state as next state. A NaN or infinite reward raises
+    ``EnvMismatchError`` naming the sub-environments and the step (the count of batched steps
+    the trajectory has recorded, this one included)."""
+    rewards = env.reward()
+    check_finite_rewards(rewards, env, trajectory.traces["reward"].end_index // env.n + 1)
     terminal = np.asarray(env.is_terminated(), bool)
     next_state = env.state()
     ended = env.ended()
@@ -596,7 +601,7 @@ def update(trajectory, policy, env, stage):  # noqa: F811
         next_state = np.array(next_state)  # not the env's own array
         for i in ended:
             next_state[i] = env.final_state(int(i))
-    values = {"reward": env.reward(), "terminal": terminal,
+    values = {"reward": rewards, "terminal": terminal,
               "truncated": np.asarray(env.is_truncated(), bool) & ~terminal,
               "next_state": next_state}
     priority = trajectory.traces.get("priority")

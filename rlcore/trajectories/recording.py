@@ -19,6 +19,8 @@ longer than ``reward``/``terminal``/``truncated`` between episodes and after ``P
   ``legal_actions_mask=env.legal_action_space_mask()`` when the trajectory has that trace).
 * ``PostActStage``: push ``reward=env.reward()``, ``terminal=env.is_terminated()`` and
   ``truncated=env.is_truncated() and not env.is_terminated()`` (and the current max priority).
+  A NaN or infinite reward raises :class:`~rlcore.checks.EnvMismatchError` naming the env and
+  the step (the count of rewards the trajectory has recorded, this one included).
 * ``PostEpisodeStage``: push the final state and a dummy action (zeros; an all-True mask after a
   termination, the env's mask after a truncation since a learner bootstraps from it).
 * ``PostExperimentStage``: if the run stopped mid-episode, mark the last step truncated and push
@@ -34,22 +36,23 @@ transition with its next state), for one environment; :mod:`rlenvs.vector_env` a
 ``PreAct``/``PostAct`` rules of a vectorised one (``n`` rows per step), the others serve both:
 
 * ``PreActStage``: push ``state=env.state()`` and ``action`` (checked with ``env.check_action``).
-* ``PostActStage``: push ``reward``, ``terminal``, ``truncated`` (as above), ``next_state=
-  env.state()`` (one environment is not reset automatically, so this is the true next state,
-  the final one at an episode's end) and the current max priority when prioritized.
+* ``PostActStage``: push ``reward`` (finite), ``terminal``, ``truncated`` (as above),
+  ``next_state=env.state()`` (one environment is not reset automatically, so this is the true
+  next state, the final one at an episode's end) and the current max priority when prioritized.
 * ``PostExperimentStage``: the last ``n_envs`` rows, if complete, are marked truncated where not
   terminal: the run cut them, and an n-step window must not run past them.
 * Episode stages and the others: nothing.
 
-A SARTS trajectory whose ``n_envs`` differs from ``n_envs(env)`` raises ``ValueError`` at
-``PreActStage``. Every rule validates all of its values before pushing any, so a bad value leaves
-the trajectory as it was.
+A SARTS trajectory whose ``n_envs`` differs from ``n_envs(env)`` raises
+:class:`~rlcore.checks.EnvMismatchError` (a ``ValueError``) at ``PreActStage``. Every rule
+validates all of its values before pushing any, so a bad value leaves the trajectory as it was.
 """
 
 import numpy as np
 
+from rlcore.checks import check_finite_reward, check_n_envs
 from rlcore.dispatch import dispatch, update
-from rlcore.envs.base import AbstractEnv, n_envs
+from rlcore.envs.base import AbstractEnv
 from rlcore.policies.base import AbstractPolicy
 from rlcore.stages import (
     AbstractStage, PostActStage, PostEpisodeStage, PostExperimentStage, PreActStage,
@@ -113,7 +116,9 @@ def update(trajectory, policy, env, stage):  # noqa: F811
     terminal = bool(env.is_terminated())
     truncated = not terminal and bool(env.is_truncated())
     reward_trace = traces["reward"]
-    reward_trace.push(env.reward())  # validated here, before the flags are pushed
+    reward = env.reward()
+    check_finite_reward(reward, env, reward_trace.end_index + 1)
+    reward_trace.push(reward)  # validated here, before the flags are pushed
     traces["terminal"].push(terminal)
     truncated_trace = traces.get("truncated")
     if truncated_trace is not None:
@@ -164,15 +169,6 @@ def _push_final(traces, env):
 # --- the SARTS layout, one environment: one rule per stage (a catch-all on the SARTS type would
 # be ambiguous against the per-stage rules above)
 
-def check_n_envs(trajectory, env):
-    """Raise ``ValueError`` unless ``trajectory.n_envs == n_envs(env)``, naming both."""
-    n = n_envs(env)
-    if trajectory.n_envs != n:
-        raise ValueError(f"{type(trajectory).__name__} was built with n_envs="
-                         f"{trajectory.n_envs} but n_envs({env!r}) is {n}: build it with "
-                         f"n_envs={n}")
-
-
 @dispatch(CircularArraySARTSTrajectory, AbstractPolicy, AbstractEnv, PreEpisodeStage)
 def update(trajectory, policy, env, stage):  # noqa: F811
     """Nothing: every row holds its own next state, there is no pair to close."""
@@ -190,7 +186,9 @@ def update(trajectory, policy, env, stage, action):  # noqa: F811
 def update(trajectory, policy, env, stage):  # noqa: F811
     """Push the reward, the flags and the next state (the env's state now) of the step."""
     terminal = bool(env.is_terminated())
-    values = {"reward": env.reward(), "terminal": terminal,
+    reward = env.reward()
+    check_finite_reward(reward, env, trajectory.traces["reward"].end_index + 1)
+    values = {"reward": reward, "terminal": terminal,
               "truncated": not terminal and bool(env.is_truncated()), "next_state": env.state()}
     priority = trajectory.traces.get("priority")
     if priority is not None:

@@ -7,9 +7,12 @@ trajectory holds ``min_replay_history`` transitions, ``gradient_steps`` batches 
 :class:`~rlcore.TargetNetwork`, which syncs its target every ``sync_every`` optimiser steps.
 Shared pieces: :mod:`rlzoo.dqns.losses` (targets, losses, importance weights),
 :mod:`rlzoo.dqns.inputs` (states and batches on the device), :mod:`rlzoo.dqns.replay`
-(replay checks, prioritized replay's step), :mod:`rlzoo.dqns.networks`.
+(replay checks, prioritized replay's step), :mod:`rlzoo.dqns.networks`. Before the first step
+every learner checks its env (action space, state shape, the network's input and output:
+:mod:`rlzoo.dqns.checks`) and raises ``rlcore.EnvMismatchError`` on a mismatch.
 """
 
+from rlzoo.dqns import checks  # noqa: F401  (registers the check_env rules)
 from rlzoo.dqns.basic_dqn import BasicDQNLearner
 from rlzoo.dqns.c51 import C51Learner
 from rlzoo.dqns.dqn import DQNLearner

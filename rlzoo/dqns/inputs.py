@@ -17,7 +17,7 @@ from rlcore.trajectories.samplers import Batch
 from rlcore.dispatch import dispatch
 from rlenvs import MultiThreadEnv
 
-__all__ = ["env_states", "for_env", "state_values", "batch_on"]
+__all__ = ["env_states", "for_env", "env_spaces", "state_values", "batch_on"]
 
 
 @dispatch(object, AbstractEnv)
@@ -40,6 +40,18 @@ def for_env(values, env):
 @dispatch(object, MultiThreadEnv)
 def for_env(values, env):  # noqa: F811
     return values
+
+
+@dispatch(AbstractEnv)
+def env_spaces(env):
+    """``(state_space, action_space)`` of one environment: ``env``'s own, or one
+    sub-environment's for a vector env (whose own spaces are batched)."""
+    return env.state_space(), env.action_space()
+
+
+@dispatch(MultiThreadEnv)
+def env_spaces(env):  # noqa: F811
+    return env.single_state_space(), env.single_action_space()
 
 
 def batch_on(batch, device):

@@ -10,8 +10,12 @@
   :class:`BatchUpdatingLearner` (batch TD(0) and MC);
 * :class:`RecordPerEpisode`: a hook keeping one value per episode (learning curves);
 * :func:`run_many`: many seeded runs averaged (:mod:`rlzoo.tabular.runner`).
+
+The learners of chapters 5-7 refuse a vectorised env before the first step
+(:mod:`rlzoo.tabular.checks`).
 """
 
+from rlzoo.tabular import checks  # noqa: F401  (registers the checks before the first step)
 from rlzoo.tabular.bandits import (
     BanditLearner, BatchEpsilonGreedyExplorer, BatchQBasedPolicy, BatchSoftmaxExplorer,
     BatchUCBExplorer, GradientBanditLearner, OptimalActionRate, bandit_trajectory,
