@@ -171,6 +171,10 @@ class AbstractSink(abc.ABC):
     def close(self):
         """Flush what was written and release files (nothing to do by default)."""
 
+    def rewind(self, step):
+        """Forget what was written at steps after ``step``: a run resumed from a checkpoint of
+        step ``step`` writes those steps again (nothing to forget by default)."""
+
 
 def _summary_writer_class():
     try:
@@ -214,6 +218,13 @@ class TensorBoardSink(AbstractSink):
     def close(self):
         if self.writer is not None:
             self.writer.close()  # flushes; the writer reopens a file if written to again
+
+    def rewind(self, step):
+        """A new event file that tells TensorBoard to drop the events after ``step``
+        (``SummaryWriter(purge_step=step + 1)``)."""
+        self.close()
+        self.writer = _summary_writer_class()(log_dir=self.log_dir, flush_secs=self.flush_secs,
+                                              purge_step=int(step) + 1)
 
     def __getstate__(self):
         return {"log_dir": self.log_dir, "flush_secs": self.flush_secs}
@@ -296,6 +307,19 @@ class CSVSink(AbstractSink):
         if self.file is not None:
             self.file.close()
             self.file = self.writer = None
+
+    def rewind(self, step):
+        """Drop the rows of steps after ``step`` (the file is rewritten atomically)."""
+        self.close()
+        if not self.path.exists():
+            return
+        with open(self.path, newline="", encoding="utf-8") as file:
+            rows = list(csv.reader(file))
+        kept = [row for row in rows[1:] if int(row[0]) <= step]
+        temporary = self.path.with_name(f".{self.path.name}.tmp")
+        with open(temporary, "w", newline="", encoding="utf-8") as file:
+            csv.writer(file, lineterminator="\n").writerows([CSV_HEADER] + kept)
+        os.replace(temporary, self.path)
 
     def __getstate__(self):
         return {"path": self.path, "append": self.append, "tags": self.tags}
@@ -396,6 +420,11 @@ class MemorySink(AbstractSink):
         steps.append(step)
         values.append(value)
 
+    def rewind(self, step):
+        for tag, (steps, values) in self.data.items():
+            kept = [i for i, s in enumerate(steps) if s <= step]
+            self.data[tag] = ([steps[i] for i in kept], [values[i] for i in kept])
+
 
 # --- the hook --------------------------------------------------------------------------------
 
@@ -476,6 +505,12 @@ class LogHook(AbstractHook):
                 i = self.n_evaluations
                 self.log({"eval/return": evaluation.returns[i]}, evaluation.steps[i])
                 self.n_evaluations += 1
+
+    def rewind(self, step):
+        """Make every sink forget the steps after ``step``: before resuming a checkpoint of
+        step ``step``, whose later steps (logged before the run was killed) come again."""
+        for sink in self.sinks:
+            sink.rewind(step)
 
     def close(self):
         """Close every sink."""

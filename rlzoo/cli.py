@@ -23,7 +23,8 @@ log in ``tensorboard/``, checkpoints in ``checkpoints/`` (every ``--checkpoint-e
 default the experiment's ``eval_every``, and at the end, also after Ctrl-C; the last 3 kept), and
 at the end ``agent.pt`` (the policy, replay left out) and ``returns.png``. ``--resume DIR``
 continues that run from its newest checkpoint exactly as if it had not stopped (single-env
-runs; ``--steps N`` raises a finished run's budget). ``rlzoo eval DIR`` runs the saved agent
+runs; ``--steps N`` sets its step budget, more than the steps taken; log rows written after
+the checkpoint by a run that was killed are dropped first). ``rlzoo eval DIR`` runs the saved agent
 greedily on a fresh evaluation env of its experiment; ``--render`` records each episode with
 Gymnasium's video recorder (the ``video`` extra: moviepy).
 """
@@ -130,11 +131,15 @@ def _run(args):
     import torch
 
     if args.resume is not None:
-        if args.name is not None or args.overrides or args.seed is not None:
+        if (args.name is not None or args.overrides or args.seed is not None
+                or args.out is not None or args.checkpoint_every is not None
+                or args.device is not None):
             raise UsageError("--resume DIR continues the run saved in DIR with its own name, "
-                             "seed and parameters; give only --resume DIR (and --steps N to "
-                             "raise its step budget)")
+                             "seed, parameters and outputs; give only --resume DIR (and "
+                             "--steps N to set its step budget)")
         name, seed, overrides, out = _read_run_file(args.resume)
+        if args.steps is not None:
+            overrides["steps"] = args.steps
     else:
         if args.name is None:
             raise UsageError("run needs an experiment NAME (rlzoo list), or --resume DIR")
@@ -168,6 +173,7 @@ def _run(args):
     try:
         if args.resume is not None:
             experiment, start_step = _load_for_resume(args.resume, args.steps)
+            _update_run_file(out, overrides)
             print(header(name, seed, {**valid, **shown}, experiment.description))
             print(f"resuming from step {start_step} of {out}")
         else:
@@ -251,22 +257,32 @@ def _start_out_dir(out, name, seed, overrides, checkpoint_every, experiment):
     experiment.hook = experiment.hook + log + Checkpoint(out / "checkpoints", every=every, keep=3)
 
 
-def _read_run_file(out):
+def _read_run_file(out, command="--resume"):
     path = pathlib.Path(out) / RUN_FILE
     try:
         saved = json.loads(path.read_text())
         return saved["name"], saved["seed"], saved["overrides"], str(out)
     except FileNotFoundError:
-        raise UsageError(f"--resume {out}: no {RUN_FILE} there; it is written by "
+        raise UsageError(f"{command} {out}: no {RUN_FILE} there; it is written by "
                          f"rlzoo run NAME --out {out}") from None
     except (ValueError, KeyError, TypeError) as error:
-        raise UsageError(f"--resume {out}: {path} is not a run file ({error})") from None
+        raise UsageError(f"{command} {out}: {path} is not a run file ({error})") from None
+
+
+def _update_run_file(out, overrides):
+    path = pathlib.Path(out) / RUN_FILE
+    saved = json.loads(path.read_text())
+    saved["overrides"] = overrides
+    path.write_text(json.dumps(saved, indent=2) + "\n")
 
 
 def _load_for_resume(out, steps):
-    """The experiment of the newest checkpoint in ``out``, with its step budget raised to
-    ``steps`` when given; and the step it was saved at."""
-    from rlcore import CheckpointError, StopAfterStep, latest_checkpoint, load
+    """The experiment of the newest checkpoint in ``out``, with its step budget set to
+    ``steps`` when given, and its logs rewound to the checkpoint's step (a run killed after it
+    logged steps that come again); and that step."""
+    from rlcore import (
+        Checkpoint, CheckpointError, LogHook, StopAfterStep, latest_checkpoint, load,
+    )
 
     path = latest_checkpoint(pathlib.Path(out) / "checkpoints")
     if path is None:
@@ -280,14 +296,18 @@ def _load_for_resume(out, steps):
                          "no env): it cannot be resumed; start a new run")
     budget = next((c for c in _conditions(experiment.stop_condition)
                    if isinstance(c, StopAfterStep)), None)
-    done = budget.steps if budget is not None else "?"
+    hooks = getattr(experiment.hook, "hooks", (experiment.hook,))
+    done = next(h.t for h in hooks if isinstance(h, Checkpoint))  # the step it was saved at
     if steps is not None:
-        if budget is None or steps <= budget.steps:
+        if budget is None or steps <= done:
             raise UsageError(f"--steps {steps} must be more than the {done} steps already taken")
         budget.n = steps
     elif budget is not None and budget.steps >= budget.n:
         raise UsageError(f"the run in {out} has taken all its {budget.n} steps; give --steps N "
                          f"(more than {budget.n}) to train further")
+    for hook in hooks:
+        if isinstance(hook, LogHook):
+            hook.rewind(done)
     return experiment, done
 
 
@@ -405,10 +425,12 @@ def _eval(args):
     if args.episodes < 1:
         raise UsageError(f"--episodes must be >= 1, got {args.episodes}")
     path = pathlib.Path(args.path)
-    out = path if path.is_dir() else path.parent
     if path.is_dir():
-        path = path / "agent.pt"
-    name, seed, overrides, _ = _read_run_file(out)
+        out, path = path, path / "agent.pt"
+    else:  # DIR/agent.pt or DIR/checkpoints/checkpoint-N.pt
+        out = next((d for d in (path.parent, path.parent.parent) if (d / RUN_FILE).exists()),
+                   path.parent)
+    name, seed, overrides, _ = _read_run_file(out, "rlzoo eval")
     try:
         saved = load(path)
     except CheckpointError as error:
@@ -500,7 +522,8 @@ def _parser():
                      help="write run.json, returns.csv, evals.csv, tensorboard/, checkpoints/, "
                           "agent.pt and returns.png into DIR")
     run.add_argument("--resume", metavar="DIR", default=None,
-                     help="continue the run of an --out DIR from its newest checkpoint, exactly")
+                     help="continue the run of an --out DIR from its newest checkpoint, exactly "
+                          "(--steps N sets its step budget)")
     run.add_argument("--checkpoint-every", type=int, default=None, metavar="N",
                      help="with --out: env steps between checkpoints (default eval_every)")
     run.add_argument("--plot", metavar="PNG", default=None,

@@ -53,7 +53,7 @@ def BasicDQN_CartPole(seed=0, *, steps=30_000, device="cpu", n_envs=1, lr=1e-3, 
 
 @register("DQN (target network, double DQN, n-step, dueling optional) on CartPole-v1")
 def DQN_CartPole(seed=0, *, steps=30_000, device="cpu", n_envs=1, lr=2.3e-3, batch_size=128,
-                 hidden=64, gamma=0.99, n_step=1, is_double=True, dueling=False, loss="huber",
+                 hidden=64, gamma=0.99, n_step=1, is_double=True, dueling=False, loss=None,
                  capacity=5000, min_replay_history=500, update_freq=2, gradient_steps=1,
                  target_update_freq=100, rho=0.0, max_grad_norm=None, epsilon_stable=0.01,
                  epsilon_decay_steps=1000, epsilon_warmup_steps=None, eval_every=1000,
@@ -63,14 +63,17 @@ def DQN_CartPole(seed=0, *, steps=30_000, device="cpu", n_envs=1, lr=2.3e-3, bat
     # of 128 every 2 env steps; a small replay (5,000) keeps the data recent, which CartPole
     # rewards; lr 2.3e-3 as rl-zoo. ε stays at 1 for epsilon_warmup_steps (None:
     # min_replay_history, acting at random until learning starts, as Dopamine and SB3), then
-    # decays over epsilon_decay_steps. With n_step > 1 use loss="mse": Huber (δ = 1) caps each
-    # sample's gradient at CartPole's value scale (Q up to 1/(1 − γ) = 100), and with n_step=3
+    # decays over epsilon_decay_steps. loss=None is "huber" for n_step=1 and "mse" for
+    # n_step > 1: Huber (δ = 1) caps each sample's gradient far below CartPole's value scale
+    # (Q up to 1/(1 − γ) = 100), and with n_step=3
     # the Q-values diverged (to 1e4-5e4 by 20,000 steps on seeds 0-4 at lr=5e-4, a greedy
     # return of 9) where MSE kept them below 101 and reached 475 on seeds 0-4 within 25,000
     # steps (lr 2.3e-3). At n_step=1 Huber reaches 475 sooner (10,000-22,000 steps against
-    # 17,000-26,000, seeds 0-4), so it stays the default.
+    # 17,000-26,000, seeds 0-4), so it stays the default there.
     if epsilon_warmup_steps is None:
         epsilon_warmup_steps = min_replay_history
+    if loss is None:
+        loss = "huber" if n_step == 1 else "mse"
     setup = ReplaySetup(locals(), cartpole_env)
     net = QNetwork(N_STATE, N_ACTIONS, hidden=(hidden, hidden), dueling=dueling,
                    seed=setup.seeds[2])

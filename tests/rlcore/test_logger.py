@@ -253,3 +253,24 @@ def test_csv_sink_keeps_only_the_tags_asked_for(tmp_path):
     assert sink.path.read_text() == "step,tag,value\n1000,eval/return,200.0\n"
     with pytest.raises(TypeError, match="tags must be None or tag prefixes"):
         CSVSink(tmp_path, tags=[1])
+
+
+def test_rewind_forgets_the_steps_after_a_checkpoint(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    memory, csv_sink = MemorySink(), CSVSink(tmp_path / "log.csv")
+    board = TensorBoardSink(tmp_path / "tb")
+    hook = LogHook([memory, csv_sink, board])
+    for step in (10, 20, 30):
+        for sink in hook.sinks:
+            sink.write("episode/return", float(step), step)
+    hook.rewind(20)  # resumed from a checkpoint of step 20: step 30 comes again
+    for sink in hook.sinks:
+        sink.write("episode/return", 31.0, 30)
+    hook.close()
+    assert memory.data["episode/return"] == ([10, 20, 30], [10.0, 20.0, 31.0])
+    assert read_csv_log(csv_sink.path)["episode/return"][1].tolist() == [10.0, 20.0, 31.0]
+    events = EventAccumulator(str(tmp_path / "tb"))
+    events.Reload()
+    assert [(e.step, e.value) for e in events.Scalars("episode/return")] == [
+        (10, 10.0), (20, 20.0), (30, 31.0)]

@@ -215,3 +215,19 @@ def test_plot_saves_the_learning_curve(tmp_path, capsys):
     assert main(["run", "DQN_CartPole", "--steps", "600", "--plot", str(path)] + SHORT) == 0
     assert f"plot: {path}" in capsys.readouterr().out
     assert matplotlib.image.imread(path).shape[:2] == (500, 800)
+
+
+def test_resume_after_a_kill_drops_the_log_rows_past_the_checkpoint(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", "DQN_CartPole", "--steps", "900", "--out", str(out)] + SHORT) == 0
+    straight = {name: (out / name).read_text() for name in ("returns.csv", "evals.csv")}
+    # as if killed just before the step-900 checkpoint: the logs already hold steps 601-900
+    (out / "checkpoints" / "checkpoint-000000900.pt").unlink()
+    assert main(["run", "--resume", str(out)]) == 0
+    assert "resuming from step 600" in capsys.readouterr().out
+    for name, text in straight.items():
+        assert (out / name).read_text() == text
+    # a checkpoint is an agent too
+    assert main(["eval", str(out / "checkpoints" / "checkpoint-000000600.pt"),
+                 "--episodes", "1"]) == 0
+    assert "over 1 episodes" in capsys.readouterr().out
