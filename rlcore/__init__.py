@@ -2,7 +2,7 @@
 
 The run loop and its stages, the environment interface and traits, policies and ``Agent``,
 hooks, stop conditions, trajectories and samplers, explorers, approximators and the dispatch
-namespace. See ``DESIGN.md`` for the architecture.
+namespace. See ``docs/architecture.md`` for the architecture.
 
 >>> from rlcore import run, RandomPolicy, StopAfterEpisode, TotalRewardPerEpisode
 >>> from rlenvs import RandomWalk1D

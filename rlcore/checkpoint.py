@@ -1,5 +1,5 @@
-"""Save, load and exact resume (DESIGN.md §8): ``save``, ``load``, ``resume``, the ``Checkpoint``
-hook and ``latest_checkpoint``, all around ``run``, none inside it.
+"""Save, load and exact resume (docs/architecture.md §8): ``save``, ``load``, ``resume``, the
+``Checkpoint`` hook and ``latest_checkpoint``, all around ``run``, none inside it.
 
 ``save(path, obj)`` writes an agent, a policy or a whole :class:`~rlcore.experiment.Experiment`
 with everything it holds: network weights, optimiser states, target networks, the trajectory

@@ -1,7 +1,7 @@
 """``EvaluateEveryNStep``: evaluate the policy in test mode every ``n`` env steps of training.
 
-The RL.jl way of evaluating, as a hook around ``run`` (DESIGN.md §3: evaluation is a hook, not
-code inside the loop): ``DoEveryNStep((t, agent, env) -> run(agent.policy, test_env,
+The RL.jl way of evaluating, as a hook around ``run`` (docs/architecture.md §3: evaluation is
+a hook, not code inside the loop): ``DoEveryNStep((t, agent, env) -> run(agent.policy, test_env,
 StopAfterEpisode(n), TotalRewardPerEpisode()))`` inside ``testmode``. The steps are env steps:
 a vectorised environment of ``n_envs(env)`` sub-environments advances the count by that many
 per batched step.

@@ -1,4 +1,4 @@
-"""Hooks: small objects that observe the stages of a run (DESIGN.md §3, STYLE.md 5).
+"""Hooks: small objects that observe the stages of a run (docs/architecture.md §3).
 
 A hook is called by the run loop as ``hook(stage, policy, env)`` (``hook(stage, policy, env,
 action)`` at ``PreActStage``). What it does at a stage is a rule of the generic ``on_stage``::

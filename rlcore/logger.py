@@ -1,8 +1,8 @@
 """Logging: a hook that writes what a run does to pluggable sinks (TensorBoard, CSV, stdout).
 
-DESIGN.md §8: logging is a hook around ``run``, never code inside it. :class:`LogHook` writes,
-with the number of env steps so far as ``step`` (a vectorised environment of ``n`` sub-envs
-counts ``n`` per batched step):
+docs/architecture.md §8: logging is a hook around ``run``, never code inside it.
+:class:`LogHook` writes, with the number of env steps so far as ``step`` (a vectorised
+environment of ``n`` sub-envs counts ``n`` per batched step):
 
 * ``episode/return`` and ``episode/length``: each finished episode, at the step it ended (every
   sub-environment's episodes in a vectorised run, as ``TotalRewardPerEpisode`` records them);

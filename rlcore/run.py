@@ -1,4 +1,4 @@
-"""The run loop (DESIGN.md §3).
+"""The run loop (docs/architecture.md §3).
 
 ``run(policy, env, stop_condition, hook)`` drives ``policy`` in ``env`` until ``stop_condition``
 says stop, emitting the stages to the policy (through ``update``) and to the hook, and returns the
@@ -65,7 +65,7 @@ def run(policy, env=None, stop_condition=None, hook=None):
 
 @dispatch(object, AbstractEnv, object, object)
 def run_loop(policy, env, stop_condition, hook):
-    """The single-environment loop of DESIGN.md §3."""
+    """The single-environment loop of docs/architecture.md §3."""
     hook(PRE_EXPERIMENT_STAGE, policy, env)
     update(policy, env, PRE_EXPERIMENT_STAGE)
     return run_episodes(policy, env, stop_condition, hook)

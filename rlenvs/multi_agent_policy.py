@@ -1,8 +1,8 @@
 """``MultiAgentPolicy``: one policy per player of a multi-agent environment, after RL.jl's
 ``MultiAgentManager``.
 
-This belongs in ``rlcore/policies/`` (DESIGN.md §1 lists it there); it lives in ``rlenvs`` until
-it moves.
+This belongs in ``rlcore/policies/`` (docs/architecture.md §1 lists it there); it lives in
+``rlenvs`` until it moves.
 """
 
 import attrs

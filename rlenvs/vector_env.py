@@ -8,7 +8,7 @@ own single-agent environments (which join through :func:`rlenvs.to_gymnasium`). 
 sub-environment resets itself when its episode ends (Gymnasium's same-step autoreset).
 
 ``run(policy, vector_env, stop_condition, hook)`` selects the vectorised loop of this module by
-dispatch (DESIGN.md §3):
+dispatch (docs/architecture.md §3):
 
 * ``PRE_ACT``/``POST_ACT`` are batched: ``policy(vector_env)`` returns one action per
   sub-environment; ``state()``, ``reward()``, ``is_terminated()``, ``is_truncated()`` are arrays.

@@ -1,9 +1,9 @@
 """Environment wrappers, after ReinforcementLearning.jl's ``RLBase`` wrappers.
 
 A wrapper holds an environment in ``inner`` and forwards the whole interface (every method of
-DESIGN.md §2 and every trait) to it, changing one thing. ``innermost`` is the environment at the
-bottom of a stack of wrappers. Attributes a wrapper does not define are looked up on ``inner``, so
-``CartPoleEnv().gym_env`` works through any stack.
+docs/architecture.md §2 and every trait) to it, changing one thing. ``innermost`` is the
+environment at the bottom of a stack of wrappers. Attributes a wrapper does not define are
+looked up on ``inner``, so ``CartPoleEnv().gym_env`` works through any stack.
 
 | wrapper | changes |
 |---|---|

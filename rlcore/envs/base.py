@@ -1,4 +1,4 @@
-"""The environment interface (DESIGN.md §2), after RLBase's ``AbstractEnv``.
+"""The environment interface (docs/architecture.md §2), after RLBase's ``AbstractEnv``.
 
 An environment is callable: ``env(action)`` applies an action. Spaces are Gymnasium spaces.
 Traits are class attributes (see :mod:`rlcore.envs.traits`).

@@ -47,7 +47,8 @@ __all__ = ["EnvInterfaceError", "test_interfaces", "test_runnable"]
 
 
 class EnvInterfaceError(AssertionError):
-    """An environment breaks the interface of DESIGN.md §2; the message says where and how."""
+    """An environment breaks the interface of docs/architecture.md §2; the message says where
+    and how."""
 
 
 _TRAIT_BASES = {name: getattr(traits, name) for name in traits.TRAIT_NAMES}

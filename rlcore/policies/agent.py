@@ -1,4 +1,4 @@
-"""``Agent``: a policy plus a trajectory (DESIGN.md §4)."""
+"""``Agent``: a policy plus a trajectory (docs/architecture.md §4)."""
 
 import attrs
 

@@ -1,4 +1,4 @@
-"""The default recording rules: what a trajectory records at each stage (DESIGN.md §4).
+"""The default recording rules: what a trajectory records at each stage (docs/architecture.md §4).
 
 Reference: ReinforcementLearningCore.jl v0.10, ``src/policies/agents/agent.jl`` (the
 ``update!(trajectory, policy, env, stage)`` methods), extended with a ``truncated`` trace; the

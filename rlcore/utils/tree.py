@@ -1,4 +1,4 @@
-"""Readable trees of nested components ("code as configuration", DESIGN.md §6)."""
+"""Readable trees of nested components ("code as configuration", docs/architecture.md §6)."""
 
 import numbers
 

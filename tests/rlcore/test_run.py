@@ -1,4 +1,4 @@
-"""The run loop emits exactly the stages of DESIGN.md §3."""
+"""The run loop emits exactly the stages of docs/architecture.md §3."""
 
 import attrs
 import pytest

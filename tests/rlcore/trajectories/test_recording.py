@@ -60,7 +60,7 @@ class AlwaysOne(AbstractPolicy):
 
 
 def run_episode(trajectory, policy, env, max_steps=None):
-    """The run loop of DESIGN.md §3, calling only the trajectory rules."""
+    """The run loop of docs/architecture.md §3, calling only the trajectory rules."""
     env.reset()
     update(trajectory, policy, env, PRE_EPISODE_STAGE)
     steps = 0

@@ -21,8 +21,8 @@ def test_every_learner_is_a_replay_learner_with_a_schedule():
 
 
 def test_hyper_parameters_are_keyword_only():
-    # DESIGN.md §4: hyper-parameters are keyword fields; a field added later (as gradient_steps
-    # was) cannot shift a positional call onto the wrong parameter
+    # docs/architecture.md §4: hyper-parameters are keyword fields; a field added later (as
+    # gradient_steps was) cannot shift a positional call onto the wrong parameter
     for name in LEARNERS:
         parameters = list(inspect.signature(getattr(dqns, name).__init__).parameters.values())
         assert [p.name for p in parameters[:2]] == ["self", "approximator"], name
