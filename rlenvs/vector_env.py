@@ -50,6 +50,7 @@ Example::
 
 import functools
 import multiprocessing
+import signal
 import time
 
 import gymnasium
@@ -117,6 +118,11 @@ def _label(env, index):
 def _build(factory, index, guard):
     """Make sub-environment ``index`` (runs in the worker process in async mode); ``guard`` wraps
     it in :class:`_GuardedEnv`."""
+    if guard:  # in the worker process
+        # A forked worker inherits its parent's signal handlers; one that catches SIGTERM (SDL
+        # installs one when pygame renders in the parent) would make terminate() a no-op and
+        # closing the vector env hang.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         env = gymnasium.make(factory) if isinstance(factory, str) else factory()
     except Exception as error:

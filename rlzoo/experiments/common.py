@@ -131,14 +131,15 @@ class ReplaySetup:
         ``epsilon_stable`` over ``epsilon_decay_steps`` (RL.jl's schedule). The evaluation runs
         every ``eval_every`` env steps on ``eval_env``, for ``eval_episodes`` episodes or
         (Dopamine's protocol) whole episodes until ``eval_steps`` steps are taken, with the
-        constant ``eval_epsilon`` (0: greedy); see ``EvaluateEveryNStep``."""
+        constant ``eval_epsilon`` (0: greedy), with a progress bar of its own when ``progress``;
+        see ``EvaluateEveryNStep``."""
         p, s = self.settings, self.seeds
         explorer = EpsilonGreedyExplorer(
             epsilon_stable=p.epsilon_stable, epsilon_init=p.epsilon_init,
             warmup_steps=p.epsilon_warmup_steps, decay_steps=p.epsilon_decay_steps, seed=s[3])
         evaluation = EvaluateEveryNStep(self.eval_env, n=p.eval_every, n_episodes=p.eval_episodes,
                                         n_steps=p.eval_steps, epsilon=p.eval_epsilon, seed=s[6],
-                                        verbose=p.verbose)
+                                        verbose=p.verbose, progress=p.progress)
         stop = StopAfterStep(p.steps, progress=p.progress)
         if p.stop_at is not None:
             stop = ComposedStopCondition(stop, StopWhenEvaluated(evaluation, p.stop_at))

@@ -29,14 +29,7 @@ from rlzoo.tabular import TDLearner
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    # bit-identical results need the same reduction order in both processes (and two cores are
-    # shared here: more threads only contend)
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def run_python(code, *args, timeout=120):

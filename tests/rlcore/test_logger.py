@@ -19,14 +19,7 @@ from rlcore.dispatch import dispatch
 from tests.helpers import LineEnv
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny networks train much faster on one thread (the DQN run here: 0.3 s against 10 s
-    with two threads on a busy two-core machine); restore the setting afterwards."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 class ProbePolicy(RandomPolicy):

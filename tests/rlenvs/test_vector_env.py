@@ -367,3 +367,23 @@ def test_a_bad_batch_of_actions_records_nothing():
             update(t, LeanPolicy(), env, PRE_ACT_STAGE, np.array([0, 1]))
         assert all(len(trace) == 0 for trace in t.traces.values())
         assert env.ended().tolist() == []
+
+
+def test_closing_after_a_failure_does_not_hang_when_the_parent_catches_sigterm():
+    # pygame (SDL) catches SIGTERM once it has rendered; forked workers inherit the handler, and
+    # terminate() would not stop them: the workers restore the default first.
+    import subprocess
+    import sys
+
+    code = (
+        "import signal\n"
+        "signal.signal(signal.SIGTERM, lambda *a: None)  # as SDL does\n"
+        "from rlenvs import MultiThreadEnv, SubEnvError\n"
+        "def bad(): raise RuntimeError('boom')\n"
+        "try:\n"
+        "    MultiThreadEnv(['CartPole-v1', bad, 'CartPole-v1'], mode='async')\n"
+        "except SubEnvError as error:\n"
+        "    print('named:', 'sub-env 1' in str(error))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60)
+    assert result.stdout.strip() == "named: True", result.stderr
