@@ -138,6 +138,7 @@ def _run(args):
                              "seed, parameters and outputs; give only --resume DIR (and "
                              "--steps N to set its step budget)")
         name, seed, overrides, out = _read_run_file(args.resume)
+        _get(name)
         if args.steps is not None:
             overrides["steps"] = args.steps
     else:
@@ -146,15 +147,14 @@ def _run(args):
         name, seed, out = args.name, 0 if args.seed is None else args.seed, args.out
         _get(name)
         overrides = parse_overrides(name, args.overrides)
-        valid = registry.parameters(name)
+    valid = registry.parameters(name)
+    if args.resume is None:
         for key, value in (("steps", args.steps), ("device", args.device)):
             if value is not None:
                 if key not in valid:
                     raise UsageError(f"{name} has no parameter {key!r}; valid keys: "
                                      f"{', '.join(valid)}")
                 overrides[key] = value
-    _get(name)
-    valid = registry.parameters(name)
     if str(overrides.get("device", "cpu")).startswith("cuda") and not torch.cuda.is_available():
         raise UsageError("device cuda needs a CUDA device, and torch.cuda.is_available() is False "
                          "here; use --device cpu")
