@@ -56,6 +56,7 @@ from rlenvs.vector_env import MultiThreadEnv, SubEnv, SubEnvError, VectorEnv
 from rlenvs.wrappers import (
     AbstractEnvWrapper,
     ActionTransformedEnv,
+    ClipActionEnv,
     DefaultStateStyleEnv,
     MaxTimeoutEnv,
     RewardOverriddenEnv,
@@ -77,7 +78,8 @@ __all__ = [
     "ENVS", "make", "list_envs", "GymnasiumEnv", "to_gymnasium", "MultiAgentPolicy", "PlayerView",
     "MultiThreadEnv", "VectorEnv", "SubEnv", "SubEnvError",
     "CartPoleEnv", "MountainCarEnv", "ContinuousMountainCarEnv", "PendulumEnv", "AcrobotEnv",
-    "AbstractEnvWrapper", "StateTransformedEnv", "ActionTransformedEnv", "RewardTransformedEnv",
+    "AbstractEnvWrapper", "StateTransformedEnv", "ActionTransformedEnv", "ClipActionEnv",
+    "RewardTransformedEnv",
     "RewardOverriddenEnv", "StateCachedEnv", "MaxTimeoutEnv", "DefaultStateStyleEnv",
     "StochasticEnv", "SequentialEnv",
 ]

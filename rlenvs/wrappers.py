@@ -9,6 +9,7 @@ looked up on ``inner``, so ``CartPoleEnv().gym_env`` works through any stack.
 |---|---|
 | :class:`StateTransformedEnv` | ``state()`` and ``state_space()`` |
 | :class:`ActionTransformedEnv` | ``env(action)`` and ``action_space()`` |
+| :class:`ClipActionEnv` | a Box action is clipped into the bounds; the action space unbounded |
 | :class:`RewardTransformedEnv` | ``reward()`` (a function of the inner reward) |
 | :class:`RewardOverriddenEnv` | ``reward()`` (a function of the inner env) |
 | :class:`StateCachedEnv` | ``state()`` computed once per step |
@@ -40,7 +41,8 @@ from rlcore.envs import (
 from rlcore.utils.random import make_rng
 
 __all__ = [
-    "AbstractEnvWrapper", "StateTransformedEnv", "ActionTransformedEnv", "RewardTransformedEnv",
+    "AbstractEnvWrapper", "StateTransformedEnv", "ActionTransformedEnv", "ClipActionEnv",
+    "RewardTransformedEnv",
     "RewardOverriddenEnv", "StateCachedEnv", "MaxTimeoutEnv", "DefaultStateStyleEnv",
     "StochasticEnv", "SequentialEnv",
 ]
@@ -245,6 +247,40 @@ class ActionTransformedEnv(AbstractEnvWrapper):
         else:
             check_action_in_space(action, self.action_space())
         self.inner(self.action_mapping(action))
+
+
+class ClipActionEnv(AbstractEnvWrapper):
+    """A Box-action environment that takes any real action and clips it into the inner bounds:
+    ``action_space()`` is the inner Box with infinite bounds, ``env(a)`` applies
+    ``inner(clip(a, low, high))``.
+
+    For Gaussian policies (PPO, TRPO on continuous control): the policy's unclipped sample is
+    the action recorded and learned from, the environment receives it clipped (Gymnasium's
+    ``ClipAction`` wrapper, as CleanRL and Stable-Baselines3 do). A NaN action still raises.
+
+    >>> from rlenvs import PendulumEnv
+    >>> env = ClipActionEnv(PendulumEnv(seed=0))
+    >>> env.reset(); env(np.array([5.0], np.float32)); env.action_space()
+    Box(-inf, inf, (1,), float32)
+    """
+
+    def __init__(self, env):
+        super().__init__(env)
+        inner = env.action_space()
+        if not isinstance(inner, spaces.Box):
+            raise TypeError(f"ClipActionEnv needs a Box action space, got {inner}")
+        self.low, self.high = inner.low, inner.high
+        self._space = spaces.Box(-np.inf, np.inf, inner.shape, inner.dtype)
+
+    def action_space(self, player=None):
+        return self._space
+
+    def __call__(self, action):
+        action = np.asarray(action, dtype=self._space.dtype)
+        if action.shape != self._space.shape or np.isnan(action).any():
+            raise ValueError(f"{type(self).__name__}: the action must be a finite array of "
+                             f"shape {self._space.shape}, got {action!r}")
+        self.inner(np.clip(action, self.low, self.high))
 
 
 class RewardTransformedEnv(AbstractEnvWrapper):

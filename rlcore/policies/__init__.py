@@ -1,4 +1,5 @@
-"""Policies: ``RandomPolicy``, ``QBasedPolicy``, ``VBasedPolicy``, ``Agent``; train/test mode."""
+"""Policies: ``RandomPolicy``, ``QBasedPolicy``, ``VBasedPolicy``, ``Agent``; the replay and rollout
+learners' bases; train/test mode."""
 
 from rlcore.policies.agent import Agent
 from rlcore.policies.base import AbstractLearner, AbstractPolicy
@@ -6,6 +7,8 @@ from rlcore.policies.mode import set_training, testmode
 from rlcore.policies.q_based import QBasedPolicy, VBasedPolicy
 from rlcore.policies.random_policy import RandomPolicy
 from rlcore.policies.replay_learner import AbstractReplayLearner
+from rlcore.policies.rollout_learner import AbstractRolloutLearner
 
-__all__ = ["AbstractPolicy", "AbstractLearner", "AbstractReplayLearner", "RandomPolicy",
+__all__ = ["AbstractPolicy", "AbstractLearner", "AbstractReplayLearner", "AbstractRolloutLearner",
+           "RandomPolicy",
            "QBasedPolicy", "VBasedPolicy", "Agent", "testmode", "set_training"]

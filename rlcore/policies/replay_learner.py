@@ -32,13 +32,14 @@ class AbstractReplayLearner(AbstractLearner):
 
 check_env = generic("check_env", doc="""``check_env(learner, trajectory, env)``: raise
     :class:`~rlcore.checks.EnvMismatchError` unless ``env`` suits what ``learner`` itself needs
-    (its action space, its network's input); run by a replay learner before the first step.
+    (its action space, its network's input); run by a replay or rollout learner before the
+    first step.
     Nothing by default; a learner family adds its rule.""")
 
 
-@dispatch(AbstractReplayLearner, AbstractTrajectory, AbstractEnv)
+@dispatch(AbstractLearner, AbstractTrajectory, AbstractEnv)
 def check_env(learner, trajectory, env):  # noqa: F811
-    """Nothing to check beyond what every replay learner checks."""
+    """Nothing to check beyond what every replay (or rollout) learner checks."""
 
 
 @dispatch(AbstractReplayLearner, AbstractTrajectory, AbstractEnv, PreExperimentStage)

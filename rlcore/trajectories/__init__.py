@@ -24,7 +24,7 @@ from rlcore.trajectories.buffers import (
 )
 from rlcore.trajectories.frame_stack import FrameStackBuffer
 from rlcore.trajectories.samplers import Batch, BatchSampler, NStepBatchSampler
-from rlcore.trajectories.schedule import ReplaySchedule
+from rlcore.trajectories.schedule import ReplaySchedule, RolloutSchedule
 from rlcore.trajectories.sum_tree import SumTree
 from rlcore.trajectories.trajectory import (
     CircularArrayPSARTTrajectory, CircularArraySARTSTrajectory, CircularArraySARTTrajectory,
@@ -37,5 +37,5 @@ __all__ = [
     "VectorSARTTrajectory",
     "ElasticSARTTrajectory", "AbstractBuffer", "CircularArrayBuffer", "ElasticArrayBuffer",
     "VectorBuffer", "FrameStackBuffer", "SumTree", "Batch", "BatchSampler", "NStepBatchSampler",
-    "ReplaySchedule",
+    "ReplaySchedule", "RolloutSchedule",
 ]

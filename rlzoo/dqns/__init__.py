@@ -6,7 +6,7 @@ trajectory holds ``min_replay_history`` transitions, ``gradient_steps`` batches 
 ``update_freq`` env steps. Each learner except ``BasicDQNLearner`` learns through a
 :class:`~rlcore.TargetNetwork`, which syncs its target every ``sync_every`` optimiser steps.
 Shared pieces: :mod:`rlzoo.dqns.losses` (targets, losses, importance weights),
-:mod:`rlzoo.dqns.inputs` (states and batches on the device), :mod:`rlzoo.dqns.replay`
+:mod:`rlzoo.inputs` (states and batches on the device), :mod:`rlzoo.dqns.replay`
 (replay checks, prioritized replay's step), :mod:`rlzoo.dqns.networks`. Before the first step
 every learner checks its env (action space, state shape, the network's input and output:
 :mod:`rlzoo.dqns.checks`) and raises ``rlcore.EnvMismatchError`` on a mismatch.

@@ -14,7 +14,7 @@ import torch
 from rlcore import AbstractReplayLearner, NeuralNetworkApproximator, ReplaySchedule
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.validators import one_of, real_in
-from rlzoo.dqns.inputs import batch_on, state_values
+from rlzoo.inputs import batch_on, state_values
 from rlzoo.dqns.losses import bootstrapped_target, td_loss
 from rlzoo.dqns.replay import check_sampler_gamma
 

@@ -16,7 +16,7 @@ import torch
 from rlcore import AbstractReplayLearner, ReplaySchedule, TargetNetwork
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.validators import int_at_least, real_in
-from rlzoo.dqns.inputs import batch_on, env_states, for_env
+from rlzoo.inputs import batch_on, env_states, for_env
 from rlzoo.dqns.losses import bootstrap_factor, c51_cross_entropy, project_onto_support
 from rlzoo.dqns.replay import check_sampler_gamma
 

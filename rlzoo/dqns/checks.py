@@ -29,7 +29,7 @@ from rlcore.policies.replay_learner import check_env
 from rlzoo.dqns.basic_dqn import BasicDQNLearner
 from rlzoo.dqns.c51 import C51Learner
 from rlzoo.dqns.dqn import DQNLearner
-from rlzoo.dqns.inputs import env_spaces
+from rlzoo.inputs import env_spaces
 from rlzoo.dqns.iqn import IQNLearner
 from rlzoo.dqns.prioritized_dqn import PrioritizedDQNLearner
 from rlzoo.dqns.qr_dqn import QRDQNLearner

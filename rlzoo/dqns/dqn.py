@@ -19,7 +19,7 @@ import torch
 from rlcore import AbstractReplayLearner, ReplaySchedule, TargetNetwork
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.validators import boolean, one_of, real_in
-from rlzoo.dqns.inputs import batch_on, state_values
+from rlzoo.inputs import batch_on, state_values
 from rlzoo.dqns.losses import bootstrapped_target, td_loss
 from rlzoo.dqns.replay import check_sampler_gamma
 

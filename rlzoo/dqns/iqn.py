@@ -27,7 +27,7 @@ from rlcore import AbstractReplayLearner, ReplaySchedule, TargetNetwork
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.random import torch_generator
 from rlcore.utils.validators import non_negative_int, positive_int, real_in
-from rlzoo.dqns.inputs import batch_on, env_states, for_env
+from rlzoo.inputs import batch_on, env_states, for_env
 from rlzoo.dqns.losses import bootstrap_factor, quantile_huber_loss
 from rlzoo.dqns.replay import check_sampler_gamma
 

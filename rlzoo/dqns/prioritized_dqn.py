@@ -17,7 +17,7 @@ from rlcore import ReplaySchedule, TargetNetwork
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.validators import boolean, non_negative_int, one_of, real_in
 from rlzoo.dqns.dqn import dqn_target
-from rlzoo.dqns.inputs import batch_on, state_values
+from rlzoo.inputs import batch_on, state_values
 from rlzoo.dqns.losses import beta_at, importance_weights, td_loss
 from rlzoo.dqns.replay import check_sampler_gamma, learn_prioritized
 

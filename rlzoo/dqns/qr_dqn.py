@@ -16,7 +16,7 @@ import torch
 from rlcore import AbstractReplayLearner, ReplaySchedule, TargetNetwork
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.validators import positive_int, real_in
-from rlzoo.dqns.inputs import batch_on, env_states, for_env
+from rlzoo.inputs import batch_on, env_states, for_env
 from rlzoo.dqns.losses import bootstrap_factor, quantile_huber_loss
 from rlzoo.dqns.replay import check_sampler_gamma
 

@@ -26,7 +26,7 @@ from rlcore import (
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.validators import int_at_least, non_negative_int, real_in
 from rlzoo.dqns.c51 import c51_per_sample_loss, expected_q_values, make_support
-from rlzoo.dqns.inputs import batch_on
+from rlzoo.inputs import batch_on
 from rlzoo.dqns.losses import beta_at, importance_weights
 from rlzoo.dqns.replay import check_sampler_gamma, learn_prioritized
 

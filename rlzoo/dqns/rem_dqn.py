@@ -18,7 +18,7 @@ from rlcore import AbstractReplayLearner, ReplaySchedule, TargetNetwork
 from rlcore.dispatch import dispatch, update
 from rlcore.utils.random import torch_generator
 from rlcore.utils.validators import non_negative_int, one_of, real_in
-from rlzoo.dqns.inputs import batch_on, env_states, for_env
+from rlzoo.inputs import batch_on, env_states, for_env
 from rlzoo.dqns.losses import bootstrapped_target, td_loss
 from rlzoo.dqns.replay import check_sampler_gamma
 

@@ -1,9 +1,13 @@
-"""``ReplaySchedule``: how many batches a replay learner draws at each env step, by hand."""
+"""``ReplaySchedule``: how many batches a replay learner draws at each env step, by hand;
+``RolloutSchedule``: when an on-policy rollout is complete, and its time-major layout."""
 
+import numpy as np
 import pytest
 
-from rlcore.trajectories import BatchSampler, NStepBatchSampler
-from rlcore.trajectories.schedule import ReplaySchedule
+from rlcore.trajectories import (
+    BatchSampler, CircularArraySARTSTrajectory, CircularArraySARTTrajectory, NStepBatchSampler,
+)
+from rlcore.trajectories.schedule import ReplaySchedule, RolloutSchedule
 from tests.helpers import counting_replay
 
 
@@ -110,3 +114,46 @@ def test_the_warm_up_must_hold_a_batch_and_the_sampler_must_be_one():
     with pytest.raises(TypeError, match="sampler must be a BatchSampler or NStepBatchSampler, "
                                         "got 'uniform'"):
         ReplaySchedule(sampler="uniform")
+
+
+# --- RolloutSchedule
+
+def _record_step(t, step, n_envs):
+    t.extend(state=[step * 10 + i for i in range(n_envs)], action=[0] * n_envs)
+    t.extend(reward=[float(step)] * n_envs, terminal=[False] * n_envs,
+             truncated=[False] * n_envs, next_state=[(step + 1) * 10 + i for i in range(n_envs)])
+
+
+def test_rollout_is_time_major_and_clears_the_trajectory():
+    t = CircularArraySARTSTrajectory(6, n_envs=3, state=((), np.int64))
+    schedule = RolloutSchedule(n_steps=2)
+    _record_step(t, 0, 3)
+    assert schedule.rollout(t) is None
+    _record_step(t, 1, 3)
+    batch = schedule.rollout(t)
+    # row t, column i: step t of env i (state 10 t + i)
+    assert batch["state"].tolist() == [[0, 1, 2], [10, 11, 12]]
+    assert batch["next_state"].tolist() == [[10, 11, 12], [20, 21, 22]]
+    assert batch["reward"].shape == (2, 3) and len(t) == 0 and schedule.rollouts == 1
+    _record_step(t, 2, 3)
+    assert schedule.rollout(t) is None
+
+
+def test_rollout_waits_for_a_half_recorded_step():
+    t = CircularArraySARTSTrajectory(2, state=((), np.int64))
+    schedule = RolloutSchedule(n_steps=2)
+    _record_step(t, 0, 1)
+    _record_step(t, 1, 1)
+    t.extend(state=[20], action=[0])  # a third step's state: the ring overwrote row 0
+    assert schedule.rollout(t) is None
+
+
+def test_rollout_schedule_checks_the_trajectory():
+    schedule = RolloutSchedule(n_steps=4)
+    with pytest.raises(ValueError, match=r"n_steps · n_envs = 4 · 2 = 8"):
+        schedule.check(CircularArraySARTSTrajectory(6, n_envs=2))
+    with pytest.raises(TypeError, match="CircularArraySARTSTrajectory"):
+        schedule.check(CircularArraySARTTrajectory(8))
+    schedule.check(CircularArraySARTSTrajectory(8, n_envs=2))
+    with pytest.raises(ValueError, match="n_steps"):
+        RolloutSchedule(n_steps=0)

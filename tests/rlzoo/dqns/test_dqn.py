@@ -10,7 +10,7 @@ from rlcore import (
 )
 from rlzoo.dqns import DQNLearner, QNetwork, target_network
 from rlzoo.dqns.dqn import dqn_target
-from rlzoo.dqns.inputs import batch_on
+from rlzoo.inputs import batch_on
 from tests.helpers import LineEnv
 from tests.rlzoo.dqns.dqn_helpers import (
     adam_target, filled_trajectory, linear_approximator, make_batch, params, random_batch,

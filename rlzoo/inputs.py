@@ -1,4 +1,4 @@
-"""What the DQN-family learners feed their networks: the env's states and sampled batches, on the
+"""What the learners of rlzoo feed their networks: the env's states and sampled batches, on the
 approximator's device.
 
 Shape convention of this module: a batch axis first. One environment's state ``(*state_shape)``

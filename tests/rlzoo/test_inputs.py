@@ -10,7 +10,7 @@ from rlcore import (
 )
 from rlcore.trajectories.samplers import Batch
 from rlenvs import MultiThreadEnv
-from rlzoo.dqns.inputs import batch_on, env_states, for_env, state_values
+from rlzoo.inputs import batch_on, env_states, for_env, state_values
 from rlzoo.experiments import registry
 from rlzoo.experiments.cartpole import cartpole_env
 from tests.rlzoo.dqns.dqn_helpers import (
