@@ -14,6 +14,7 @@ import attrs
 from rlcore import AbstractExplorer, AbstractLearner, AbstractPolicy, AbstractTrajectory
 from rlcore.dispatch import dispatch, update
 from rlcore.envs import AbstractEnv
+from rlcore.logger import scalars
 from rlcore.stages import AbstractStage
 from rlzoo.inputs import for_env
 
@@ -47,3 +48,9 @@ class ActorPolicy(AbstractPolicy):
 @dispatch(ActorPolicy, AbstractTrajectory, AbstractEnv, AbstractStage)
 def update(policy, trajectory, env, stage):  # noqa: F811
     update(policy.learner, trajectory, env, stage)
+
+
+@dispatch(ActorPolicy)
+def scalars(policy):  # noqa: F811
+    """The learner's scalars and the explorer's."""
+    return {**scalars(policy.learner), **scalars(policy.explorer)}
