@@ -588,6 +588,9 @@ def n_envs(env):  # noqa: F811
 def update(trajectory, policy, env, stage, actions):  # noqa: F811
     """Push the ``n`` states and the ``n`` actions (checked first)."""
     check_n_envs(trajectory, env)
+    if "legal_actions_mask" in trajectory:
+        raise TypeError(f"{env!r} does not report its sub-environments' legal actions: record "
+                        f"legal_actions_mask from one environment")
     env.check_action(actions)
     trajectory.extend(state=env.state(), action=actions)
 

@@ -176,10 +176,15 @@ def update(trajectory, policy, env, stage):  # noqa: F811
 
 @dispatch(CircularArraySARTSTrajectory, AbstractPolicy, AbstractEnv, PreActStage, object)
 def update(trajectory, policy, env, stage, action):  # noqa: F811
-    """Push the current state and the chosen action (checked against the env first)."""
+    """Push the current state and the chosen action (checked against the env first), and the
+    legal-action mask when the trajectory keeps one."""
     check_n_envs(trajectory, env)
     env.check_action(action)
-    trajectory.push(state=env.state(), action=action)
+    if "legal_actions_mask" in trajectory:
+        trajectory.push(state=env.state(), action=action,
+                        legal_actions_mask=env.legal_action_space_mask())
+    else:
+        trajectory.push(state=env.state(), action=action)
 
 
 @dispatch(CircularArraySARTSTrajectory, AbstractPolicy, AbstractEnv, PostActStage)

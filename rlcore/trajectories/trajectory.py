@@ -233,6 +233,10 @@ class CircularArraySARTSTrajectory(AbstractTrajectory):
         prioritized: add a ``priority`` trace, as :class:`CircularArrayPSARTTrajectory`
             (default ``False``).
         initial_priority: the priority of new transitions before any update (default 1.0).
+        legal_actions_mask: ``None`` (default), or the ``(shape, dtype)`` of a
+            ``legal_actions_mask`` trace recorded with each state, e.g. ``((n_actions,), bool)``
+            (one environment whose legal actions change; an actor-critic learner then learns
+            with the masks its policy acted with).
 
     >>> t = CircularArraySARTSTrajectory(6, n_envs=2, state=((), np.int64))
     >>> t.extend(state=[0, 10], action=[1, 1])            # PreAct of 2 sub-envs
@@ -244,7 +248,7 @@ class CircularArraySARTSTrajectory(AbstractTrajectory):
 
     def __init__(self, capacity, *, n_envs=1, state=((4,), np.float32), action=((), np.int64),
                  reward=((), np.float32), terminal=((), bool), prioritized=False,
-                 initial_priority=1.0):
+                 initial_priority=1.0, legal_actions_mask=None):
         self.capacity = as_capacity(capacity)
         if not isinstance(n_envs, (int, np.integer)) or isinstance(n_envs, bool) or n_envs < 1:
             raise ValueError(f"n_envs must be a positive int, got {n_envs!r}")
@@ -260,6 +264,10 @@ class CircularArraySARTSTrajectory(AbstractTrajectory):
                   (("state", "state"), ("action", "action"), ("reward", "reward"),
                    ("terminal", "terminal"), ("truncated", "terminal"),
                    ("next_state", "state"))}
+        if legal_actions_mask is not None:
+            self.specs["legal_actions_mask"] = _spec("legal_actions_mask", legal_actions_mask)
+            traces["legal_actions_mask"] = CircularArrayBuffer(
+                self.capacity, *self.specs["legal_actions_mask"])
         self.prioritized = bool(prioritized)
         self.initial_priority = initial_priority
         if self.prioritized:

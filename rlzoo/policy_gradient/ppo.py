@@ -149,7 +149,8 @@ def update(learner, rollout):  # noqa: F811
         order = torch.randperm(n, generator=learner.generator).to(app.device)
         for indices in order.chunk(learner.n_minibatches):
             batch = {key: value[indices] for key, value in samples.items()}
-            dist, values = app.model.forward_both(app.to_device(batch["state"]))
+            dist, values = app.model.forward_both(batch["state"],
+                                                  batch.get("legal_actions_mask"))
             loss, policy_loss, value_loss, entropy, log_ratio = ppo_loss(
                 learner, dist, values, batch, clip)
             update(app, loss)

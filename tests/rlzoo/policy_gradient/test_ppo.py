@@ -1,20 +1,25 @@
 """PPOLearner: the clipped loss and the rollout's advantages by hand, the epochs, KL stop and
-annealing, learning on CartPole and Pendulum, exact resume, CPU against GPU."""
+annealing, legal-action masks, learning on CartPole and Pendulum, exact resume, CPU against
+GPU."""
 
 import math
 
 import numpy as np
 import pytest
 import torch
+from gymnasium import spaces
 
 from rlcore import (
-    Checkpoint, EvaluateEveryNStep, NeuralNetworkApproximator, RolloutSchedule,
-    latest_checkpoint, load, resume, run, update,
+    FULL_ACTION_SET, AbstractEnv, Agent, Checkpoint, CircularArraySARTSTrajectory,
+    DistributionExplorer, EvaluateEveryNStep, NeuralNetworkApproximator, RolloutSchedule,
+    StopAfterStep, TotalRewardPerEpisode, run, update,
 )
 from rlcore.trajectories import Batch
 from rlzoo.experiments import registry
 from rlzoo.experiments.common import find_hook
-from rlzoo.policy_gradient import ActorCritic, CategoricalActor, PPOLearner, ValueCritic
+from rlzoo.policy_gradient import (
+    ActorCritic, ActorPolicy, CategoricalActor, PPOLearner, ValueCritic,
+)
 from rlzoo.policy_gradient.distributions import Categorical
 from rlzoo.policy_gradient.ppo import ppo_loss
 from rlzoo.policy_gradient.rollout import rollout_advantages
@@ -200,3 +205,68 @@ def _one_update(device):
 def test_one_ppo_update_on_gpu_matches_cpu():
     for a, b in zip(_one_update("cpu"), _one_update("cuda")):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-4)
+
+
+class PickEnv(AbstractEnv):
+    """Five steps per episode; the state is the one-hot of a target action out of 3, reward 1
+    for picking it. The legal actions change: one of the two wrong actions is illegal at each
+    step (FULL_ACTION_SET); an illegal action raises."""
+
+    ActionStyle = FULL_ACTION_SET
+
+    def __init__(self, seed=0):
+        self.rng = np.random.default_rng(seed)
+        self.reset()
+
+    def reset(self):
+        self.t, self.last_reward = 0, 0.0
+        self._draw()
+
+    def _draw(self):
+        self.target = int(self.rng.integers(3))
+        self.illegal = (self.target + 1 + int(self.rng.integers(2))) % 3
+
+    def __call__(self, action):
+        self.check_action(action)
+        self.last_reward = float(action == self.target)
+        self.t += 1
+        self._draw()
+
+    def state(self, player=None):
+        return np.eye(3, dtype=np.float32)[self.target]
+
+    def reward(self, player=None):
+        return self.last_reward
+
+    def is_terminated(self):
+        return self.t >= 5
+
+    def action_space(self, player=None):
+        return spaces.Discrete(3)
+
+    def legal_action_space(self, player=None):
+        return [a for a in range(3) if a != self.illegal]
+
+    def legal_action_space_mask(self, player=None):
+        mask = np.ones(3, bool)
+        mask[self.illegal] = False
+        return mask
+
+    def state_space(self, player=None):
+        return spaces.Box(0.0, 1.0, (3,), np.float32)
+
+
+def test_ppo_acts_and_learns_with_the_legal_actions_of_each_step(one_thread):
+    model = ActorCritic(CategoricalActor(3, 3, seed=0), ValueCritic(3, seed=1))
+    learner = PPOLearner(NeuralNetworkApproximator(model, torch.optim.Adam(
+        model.parameters(), lr=1e-2)), schedule=RolloutSchedule(50), seed=0)
+    trajectory = CircularArraySARTSTrajectory(50, state=((3,), np.float32),
+                                              legal_actions_mask=((3,), bool))
+    agent = Agent(ActorPolicy(learner, DistributionExplorer(seed=0)), trajectory)
+    hook = run(agent, PickEnv(seed=0), StopAfterStep(3000), TotalRewardPerEpisode())
+    # PickEnv raises on an illegal action, so 600 episodes ran with legal actions only; the
+    # probability of an illegal action is exactly 0 under the mask
+    env = PickEnv(seed=1)
+    dist = learner(env)
+    assert dist.probs[0, env.illegal].item() == 0.0
+    assert np.mean(hook.rewards[-50:]) >= 4.5  # of 5: the target is picked
