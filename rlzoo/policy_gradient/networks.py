@@ -27,7 +27,7 @@ from rlzoo.dqns.networks import mlp, seeded_init
 from rlzoo.policy_gradient.distributions import Categorical, DiagGaussian, TanhGaussian
 
 __all__ = ["CategoricalActor", "GaussianActor", "TanhGaussianActor", "DeterministicActor",
-           "ValueCritic", "QCritic", "QValues", "ActorCritic", "orthogonal_init"]
+           "ValueCritic", "QCritic", "QValues", "ActorCritic", "AtariBody", "orthogonal_init"]
 
 _ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 
@@ -172,6 +172,28 @@ class QValues(nn.Module):
 
     def forward(self, x):
         return self.net(x)
+
+
+class AtariBody(nn.Module):
+    """rlpyt's Atari feed-forward body (``AtariFfModel``): uint8 frames ``(batch, 4, 84, 84)``
+    scaled by 1/255, convolutions of 16 and 32 channels (kernels 8 and 4, strides 4 and 2,
+    paddings 0 and 1, ReLU), then ``Linear(·, hidden)`` and ReLU; ``n_features`` is ``hidden``.
+    The actor and the critic are linear heads on it (``hidden=()``)."""
+
+    def __init__(self, in_channels=4, screen_size=84, hidden=512, seed=0):
+        super().__init__()
+        with seeded_init(seed):
+            convolutions = nn.Sequential(
+                nn.Conv2d(in_channels, 16, 8, stride=4), nn.ReLU(),
+                nn.Conv2d(16, 32, 4, stride=2, padding=1), nn.ReLU(), nn.Flatten())
+            with torch.no_grad():
+                n_flat = convolutions(torch.zeros(1, in_channels, screen_size,
+                                                  screen_size)).shape[1]
+            self.layers = nn.Sequential(convolutions, nn.Linear(n_flat, int(hidden)), nn.ReLU())
+        self.n_features = int(hidden)
+
+    def forward(self, x):
+        return self.layers(x.float() / 255.0)
 
 
 class ActorCritic(nn.Module):
