@@ -26,8 +26,9 @@ from rlzoo.policy_gradient.networks import (
 from rlzoo.policy_gradient.normalizers import ObservationNormalizer, RewardNormalizer
 from rlzoo.policy_gradient.policy import ActorPolicy
 from rlzoo.policy_gradient.ppo import PPOLearner
+from rlzoo.policy_gradient.trpo import TRPOLearner
 
-__all__ = ["ActorPolicy", "PPOLearner", "Categorical", "DiagGaussian", "TanhGaussian",
+__all__ = ["ActorPolicy", "PPOLearner", "TRPOLearner", "Categorical", "DiagGaussian", "TanhGaussian",
            "ActorCritic", "CategoricalActor", "GaussianActor", "TanhGaussianActor",
            "DeterministicActor", "ValueCritic", "QCritic", "QValues", "ObservationNormalizer",
            "RewardNormalizer"]

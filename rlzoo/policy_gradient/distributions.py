@@ -69,6 +69,11 @@ class Categorical:
         """The device of the distribution's tensors (where its samples are drawn)."""
         return self._dist.logits.device
 
+    @property
+    def distribution(self):
+        """The ``torch.distributions.Categorical`` it wraps (for ``kl_divergence``)."""
+        return self._dist
+
     def sample(self, generator):
         """Actions drawn with ``generator``, a LongTensor (batch,), without gradient."""
         with torch.no_grad():
@@ -109,6 +114,11 @@ class DiagGaussian:
     def device(self):
         """The device of the distribution's tensors (where its samples are drawn)."""
         return self.mean.device
+
+    @property
+    def distribution(self):
+        """The ``torch.distributions`` Gaussian it wraps (for ``kl_divergence``)."""
+        return self._dist
 
     def rsample(self, generator):
         """Reparameterised actions ``mean + std · ε``, ε ~ N(0, I) drawn with ``generator``,
