@@ -18,6 +18,7 @@ with legal-action masks, diagonal Gaussian, tanh-squashed Gaussian),
 (a rollout's advantages).
 """
 
+from rlzoo.policy_gradient.ddpg import DDPGLearner
 from rlzoo.policy_gradient.distributions import Categorical, DiagGaussian, TanhGaussian
 from rlzoo.policy_gradient.networks import (
     ActorCritic, CategoricalActor, DeterministicActor, GaussianActor, QCritic, QValues,
@@ -26,9 +27,10 @@ from rlzoo.policy_gradient.networks import (
 from rlzoo.policy_gradient.normalizers import ObservationNormalizer, RewardNormalizer
 from rlzoo.policy_gradient.policy import ActorPolicy
 from rlzoo.policy_gradient.ppo import PPOLearner
+from rlzoo.policy_gradient.td3 import TD3Learner
 from rlzoo.policy_gradient.trpo import TRPOLearner
 
-__all__ = ["ActorPolicy", "PPOLearner", "TRPOLearner", "Categorical", "DiagGaussian", "TanhGaussian",
+__all__ = ["ActorPolicy", "PPOLearner", "TRPOLearner", "DDPGLearner", "TD3Learner", "Categorical", "DiagGaussian", "TanhGaussian",
            "ActorCritic", "CategoricalActor", "GaussianActor", "TanhGaussianActor",
            "DeterministicActor", "ValueCritic", "QCritic", "QValues", "ObservationNormalizer",
            "RewardNormalizer"]
