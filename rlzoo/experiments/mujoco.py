@@ -7,14 +7,17 @@ limit); Hopper also terminates when it falls. The runs take hours on a CPU at 1,
 ``steps=`` shortens them.
 """
 
+from rlcore import GaussianNoiseExplorer
 from rlenvs import ClipActionEnv, GymEnv
-from rlzoo.experiments.common import RolloutSetup
+from rlzoo.dqns.networks import child_seed, target_network
+from rlzoo.experiments.common import ReplaySetup, RolloutSetup
 from rlzoo.experiments.registry import register
 from rlzoo.policy_gradient import (
-    ActorCritic, GaussianActor, ObservationNormalizer, PPOLearner, RewardNormalizer, ValueCritic,
+    ActorCritic, DeterministicActor, GaussianActor, ObservationNormalizer, PPOLearner, QCritic,
+    RewardNormalizer, TD3Learner, ValueCritic,
 )
 
-__all__ = ["PPO_HalfCheetah", "mujoco_env"]
+__all__ = ["PPO_HalfCheetah", "TD3_HalfCheetah", "mujoco_env"]
 
 
 def mujoco_env(env_id, seed):
@@ -50,3 +53,40 @@ def PPO_HalfCheetah(seed=0, *, steps=1_000_000, device="cpu", n_envs=1, n_steps=
         reward_normalizer=RewardNormalizer(n_envs, gamma) if normalize else None,
         seed=setup.seeds[4])
     return setup.experiment(learner, f"PPO on HalfCheetah-v5, seed {seed}")
+
+
+@register("TD3 on HalfCheetah-v5 (the TD3 authors' settings)")
+def TD3_HalfCheetah(seed=0, *, steps=1_000_000, device="cpu", lr=3e-4, batch_size=256,
+                    hidden=256, gamma=0.99, tau=0.005, policy_delay=2, target_noise=0.2,
+                    noise_clip=0.5, capacity=1_000_000, min_replay_history=25_000,
+                    update_freq=1, gradient_steps=1, noise_std=0.1, eval_every=5000,
+                    eval_episodes=10, stop_at=None, progress=False, verbose=False):
+    # Fujimoto et al. (2018) as in the authors' reference implementation (sfujim/TD3, the
+    # settings of its updated results): 256-256 ReLU actor and critics, Adam 3e-4, batch 256,
+    # τ 0.005, γ 0.99, 25,000 steps of uniformly random actions first, exploration noise 0.1
+    # and target noise 0.2 clipped at 0.5 (of the half-range: HalfCheetah's is 1), the actor
+    # and the targets updated every 2 critic steps; an evaluation every 5,000 steps.
+    setup = ReplaySetup(locals(), lambda s: mujoco_env("HalfCheetah-v5", s))
+    return _td3(setup, hidden, tau, gamma, policy_delay, target_noise, noise_clip, noise_std,
+                min_replay_history, f"TD3 on HalfCheetah-v5, seed {seed}")
+
+
+def _td3(setup, hidden, tau, gamma, policy_delay, target_noise, noise_clip, noise_std,
+         warmup_steps, description):
+    """A TD3 agent for ``setup``'s Box-action env (as ``TD3_Pendulum`` builds it)."""
+    n_state, n_action = setup.state_space.shape[0], setup.action_space.shape[0]
+    low, high = setup.action_space.low, setup.action_space.high
+    s = setup.seeds
+
+    def critic(seed):
+        model = QCritic(n_state, n_action, hidden=(hidden, hidden), seed=seed)
+        return target_network(setup.approximator(model), sync_every=policy_delay, rho=1 - tau)
+
+    actor = DeterministicActor(n_state, low, high, hidden=(hidden, hidden), seed=s[2])
+    learner = TD3Learner(target_network(setup.approximator(actor), rho=1 - tau),
+                         critic(child_seed(s[5], 1)), critic(child_seed(s[5], 2)),
+                         schedule=setup.schedule, gamma=gamma, policy_delay=policy_delay,
+                         target_noise=target_noise, noise_clip=noise_clip, seed=s[7])
+    explorer = GaussianNoiseExplorer(low=low, high=high, std=noise_std,
+                                     warmup_steps=warmup_steps, seed=s[3])
+    return setup.actor_experiment(learner, explorer, description)

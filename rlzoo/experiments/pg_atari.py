@@ -18,10 +18,12 @@ import numpy as np
 from rlenvs import AtariEnv, RewardTransformedEnv
 from rlzoo.experiments.common import RolloutSetup
 from rlzoo.experiments.registry import register
-from rlzoo.policy_gradient import ActorCritic, CategoricalActor, PPOLearner, ValueCritic
+from rlzoo.policy_gradient import (
+    A2CLearner, ActorCritic, CategoricalActor, PPOLearner, ValueCritic,
+)
 from rlzoo.policy_gradient.networks import AtariBody
 
-__all__ = ["rlpyt_PPO_Atari", "rlpyt_atari_env", "rlpyt_model"]
+__all__ = ["rlpyt_A2C_Atari", "rlpyt_PPO_Atari", "rlpyt_atari_env", "rlpyt_model"]
 
 
 def rlpyt_atari_env(game, seed, max_episode_steps=27_000):
@@ -45,14 +47,28 @@ def rlpyt_model(setup):
 def rlpyt_PPO_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", n_envs=32,
                     n_steps=64, lr=1e-3, gamma=0.99, lam=0.98, clip_range=0.1, n_epochs=4,
                     n_minibatches=4, value_coef=1.0, entropy_coef=0.01, max_grad_norm=1.0,
-                    eval_every=1_000_000, eval_episodes=10, progress=False, verbose=False):
+                    max_episode_steps=27_000, eval_every=1_000_000, eval_episodes=10,
+                    progress=False, verbose=False):
     # rlpyt: batch_T 64, batch_B 32, lr 1e-3 decayed linearly, λ 0.98, ratio clip 0.1 decayed
     # linearly, 4 epochs of 4 minibatches, value coefficient 1; rlpyt's PPO does not
     # normalise the advantages by default.
-    setup = RolloutSetup(locals(), lambda s: rlpyt_atari_env(game, s))
+    setup = RolloutSetup(locals(), lambda s: rlpyt_atari_env(game, s, max_episode_steps))
     learner = PPOLearner(
         setup.approximator(rlpyt_model(setup)), schedule=setup.schedule, gamma=gamma, lam=lam,
         clip_range=clip_range, n_epochs=n_epochs, n_minibatches=n_minibatches,
         value_coef=value_coef, entropy_coef=entropy_coef, normalize_advantages=False,
         anneal_rollouts=setup.n_rollouts, seed=setup.seeds[4])
     return setup.experiment(learner, f"PPO on Atari {game} (rlpyt's settings), seed {seed}")
+
+
+@register("A2C on an Atari game after rlpyt's defaults (atari_ff_a2c)")
+def rlpyt_A2C_Atari(seed=0, *, game="pong", steps=50_000_000, device="cpu", n_envs=32,
+                    n_steps=5, lr=7e-4, gamma=0.99, value_coef=0.5, entropy_coef=0.01,
+                    max_grad_norm=1.0, max_episode_steps=27_000, eval_every=1_000_000,
+                    eval_episodes=10, progress=False, verbose=False):
+    # rlpyt: batch_T 5, batch_B 32, Adam at 7e-4 (rlpyt's A2C default optimiser), n-step
+    # returns (gae_lambda 1), value coefficient 0.5, entropy 0.01, gradient norm 1.
+    setup = RolloutSetup(locals(), lambda s: rlpyt_atari_env(game, s, max_episode_steps))
+    learner = A2CLearner(setup.approximator(rlpyt_model(setup)), schedule=setup.schedule,
+                         gamma=gamma, value_coef=value_coef, entropy_coef=entropy_coef)
+    return setup.experiment(learner, f"A2C on Atari {game} (rlpyt's settings), seed {seed}")
