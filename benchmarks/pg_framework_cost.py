@@ -46,7 +46,8 @@ def bare_ppo_rate(steps, seed):
     return bare_ppo(steps, seed)["steps_per_second"]
 
 
-SAC_SETTINGS = {}  # filled below once SAC_Pendulum's parameter names are known
+# SAC_Pendulum at the bare loop's sizes (its own defaults are 64-64 and batch 128)
+SAC_SETTINGS = dict(hidden=256, batch_size=256, min_replay_history=1000)
 
 
 def ours_sac(steps, seed):

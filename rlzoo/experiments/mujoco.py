@@ -7,17 +7,18 @@ limit); Hopper also terminates when it falls. The runs take hours on a CPU at 1,
 ``steps=`` shortens them.
 """
 
-from rlcore import GaussianNoiseExplorer
+from rlcore import DistributionExplorer, GaussianNoiseExplorer
 from rlenvs import ClipActionEnv, GymEnv
 from rlzoo.dqns.networks import child_seed, target_network
 from rlzoo.experiments.common import ReplaySetup, RolloutSetup
 from rlzoo.experiments.registry import register
 from rlzoo.policy_gradient import (
     ActorCritic, DeterministicActor, GaussianActor, ObservationNormalizer, PPOLearner, QCritic,
-    RewardNormalizer, TD3Learner, ValueCritic,
+    RewardNormalizer, TanhGaussianActor, TD3Learner, ValueCritic,
 )
+from rlzoo.policy_gradient.sac import SACLearner
 
-__all__ = ["PPO_HalfCheetah", "TD3_HalfCheetah", "mujoco_env"]
+__all__ = ["PPO_HalfCheetah", "SAC_HalfCheetah", "SAC_Hopper", "TD3_HalfCheetah", "mujoco_env"]
 
 
 def mujoco_env(env_id, seed):
@@ -90,3 +91,45 @@ def _td3(setup, hidden, tau, gamma, policy_delay, target_noise, noise_clip, nois
     explorer = GaussianNoiseExplorer(low=low, high=high, std=noise_std,
                                      warmup_steps=warmup_steps, seed=s[3])
     return setup.actor_experiment(learner, explorer, description)
+
+
+def _sac(setup, hidden, tau, gamma, lr, description):
+    """A SAC agent for ``setup``'s Box-action env (as ``SAC_Pendulum`` builds it)."""
+    n_state, n_action = setup.state_space.shape[0], setup.action_space.shape[0]
+    low, high = setup.action_space.low, setup.action_space.high
+    s = setup.seeds
+
+    def critic(seed):
+        model = QCritic(n_state, n_action, hidden=(hidden, hidden), seed=seed)
+        return target_network(setup.approximator(model), rho=1 - tau)
+
+    actor = TanhGaussianActor(n_state, low, high, hidden=(hidden, hidden), seed=s[2])
+    learner = SACLearner(setup.approximator(actor), critic(child_seed(s[5], 1)),
+                         critic(child_seed(s[5], 2)), schedule=setup.schedule, gamma=gamma,
+                         alpha_lr=lr, seed=s[7])
+    return setup.actor_experiment(learner, DistributionExplorer(seed=s[3]), description)
+
+
+# Haarnoja et al. (2018), "Soft Actor-Critic Algorithms and Applications", Table 1: Adam 3e-4
+# for every network and for α, 256-256 ReLU networks, batch 256, replay 1,000,000, γ 0.99,
+# τ 0.005, one gradient step and one target update per env step, target entropy −dim(A);
+# learning starts after 10,000 steps (softlearning's initial exploration for MuJoCo), acting
+# with the initial policy until then; an evaluation every 5,000 steps.
+
+@register("SAC on HalfCheetah-v5 (the SAC paper's settings)")
+def SAC_HalfCheetah(seed=0, *, steps=1_000_000, device="cpu", lr=3e-4, batch_size=256,
+                    hidden=256, gamma=0.99, tau=0.005, capacity=1_000_000,
+                    min_replay_history=10_000, update_freq=1, gradient_steps=1,
+                    eval_every=5000, eval_episodes=10, stop_at=None, progress=False,
+                    verbose=False):
+    setup = ReplaySetup(locals(), lambda s: mujoco_env("HalfCheetah-v5", s))
+    return _sac(setup, hidden, tau, gamma, lr, f"SAC on HalfCheetah-v5, seed {seed}")
+
+
+@register("SAC on Hopper-v5 (the SAC paper's settings)")
+def SAC_Hopper(seed=0, *, steps=1_000_000, device="cpu", lr=3e-4, batch_size=256, hidden=256,
+               gamma=0.99, tau=0.005, capacity=1_000_000, min_replay_history=10_000,
+               update_freq=1, gradient_steps=1, eval_every=5000, eval_episodes=10,
+               stop_at=None, progress=False, verbose=False):
+    setup = ReplaySetup(locals(), lambda s: mujoco_env("Hopper-v5", s))
+    return _sac(setup, hidden, tau, gamma, lr, f"SAC on Hopper-v5, seed {seed}")

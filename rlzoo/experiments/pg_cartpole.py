@@ -10,21 +10,15 @@ env; ``stop_at`` (e.g. 475) ends the run at the first evaluation reaching it.
 
 import torch
 
-from rlcore import NeuralNetworkApproximator
-from rlzoo.experiments.cartpole import cartpole_env
-from rlzoo.experiments.common import RolloutSetup
-from rlzoo.experiments.registry import register
-from rlzoo.policy_gradient import ActorCritic, CategoricalActor, PPOLearner, ValueCritic
-from rlzoo.policy_gradient.a2c import A2CLearner
-from rlzoo.policy_gradient.a2c_gae import A2CGAELearner
-from rlzoo.policy_gradient.mac import MACLearner
-from rlzoo.policy_gradient.networks import QValues
-from rlzoo.policy_gradient.trpo import TRPOLearner
-from rlzoo.policy_gradient.vpg import VPGLearner
-from rlcore import DistributionExplorer
+from rlcore import DistributionExplorer, NeuralNetworkApproximator
 from rlzoo.dqns.networks import child_seed, target_network
-from rlzoo.experiments.common import ReplaySetup
-from rlzoo.policy_gradient.discrete_sac import DiscreteSACLearner
+from rlzoo.experiments.cartpole import cartpole_env
+from rlzoo.experiments.common import ReplaySetup, RolloutSetup
+from rlzoo.experiments.registry import register
+from rlzoo.policy_gradient import (
+    A2CGAELearner, A2CLearner, ActorCritic, CategoricalActor, DiscreteSACLearner, MACLearner,
+    PPOLearner, QValues, TRPOLearner, ValueCritic, VPGLearner,
+)
 
 __all__ = ["PPO_CartPole", "TRPO_CartPole", "VPG_CartPole", "A2C_CartPole", "A2CGAE_CartPole",
            "MAC_CartPole", "DiscreteSAC_CartPole"]
@@ -163,13 +157,14 @@ def DiscreteSAC_CartPole(seed=0, *, steps=100_000, device="cpu", actor_lr=1e-3, 
                          capacity=5000, min_replay_history=500, update_freq=2, gradient_steps=1,
                          eval_every=2000, eval_episodes=10, stop_at=None, progress=False,
                          verbose=False):
-    # Tuned for wall time to a greedy 475 on seeds 0-3. The replay, batch and cadence are
-    # DQN_CartPole's (5,000 recent transitions, batch 128 every 2 env steps). CleanRL's target
-    # entropy 0.89 log |A| kept the policy near 70/30 and α grew without bound (2,500 by 30,000
-    # steps); Tianshou fixes α = 0.05 on CartPole instead. With 1-step targets α = 0.05 or 0.01
-    # and 0.5 log |A| all plateaued near a greedy 200-250 for 20,000 steps (18,000-30,000 steps
-    # to 475); 3-step targets (Tianshou's n_step 3) took 8,000-18,000. A learned α with a low
-    # target (0.1 log |A|, α from 0.01) did as well as the best fixed α (0.01), so α is learned.
+    # Tuned for wall time to a greedy 475 (seeds 0-4: 8,000-20,000 steps, 18-49 s on one
+    # thread). The replay, batch and cadence are DQN_CartPole's (5,000 recent transitions,
+    # batch 128 every 2 env steps). CleanRL's target entropy 0.89 log |A| kept the policy near
+    # 70/30 and α grew without bound (2,500 by 30,000 steps); Tianshou fixes α = 0.05 on
+    # CartPole instead. With 1-step targets α = 0.05 or 0.01 and 0.5 log |A| all plateaued near
+    # a greedy 200-250 for 20,000 steps (18,000-30,000 steps to 475); 3-step targets
+    # (Tianshou's n_step 3) took 8,000-18,000. A learned α with a low target (0.1 log |A|, α
+    # from 0.01) did as well as the best fixed α (0.01), so α is learned.
     setup = ReplaySetup(locals(), cartpole_env)
     s = setup.seeds
 

@@ -21,6 +21,7 @@ with legal-action masks, diagonal Gaussian, tanh-squashed Gaussian),
 from rlzoo.policy_gradient.a2c import A2CLearner
 from rlzoo.policy_gradient.a2c_gae import A2CGAELearner
 from rlzoo.policy_gradient.ddpg import DDPGLearner
+from rlzoo.policy_gradient.discrete_sac import DiscreteSACLearner
 from rlzoo.policy_gradient.distributions import Categorical, DiagGaussian, TanhGaussian
 from rlzoo.policy_gradient.networks import (
     ActorCritic, CategoricalActor, DeterministicActor, GaussianActor, QCritic, QValues,
@@ -30,12 +31,14 @@ from rlzoo.policy_gradient.normalizers import ObservationNormalizer, RewardNorma
 from rlzoo.policy_gradient.mac import MACLearner
 from rlzoo.policy_gradient.policy import ActorPolicy
 from rlzoo.policy_gradient.ppo import PPOLearner
+from rlzoo.policy_gradient.sac import SACLearner
 from rlzoo.policy_gradient.td3 import TD3Learner
 from rlzoo.policy_gradient.trpo import TRPOLearner
 from rlzoo.policy_gradient.vpg import VPGLearner
 
 __all__ = ["ActorPolicy", "VPGLearner", "A2CLearner", "A2CGAELearner", "MACLearner",
-           "PPOLearner", "TRPOLearner", "DDPGLearner", "TD3Learner", "Categorical",
+           "PPOLearner", "TRPOLearner", "DDPGLearner", "TD3Learner", "SACLearner",
+           "DiscreteSACLearner", "Categorical",
            "DiagGaussian", "TanhGaussian", "ActorCritic", "CategoricalActor", "GaussianActor",
            "TanhGaussianActor", "DeterministicActor", "ValueCritic", "QCritic", "QValues",
            "ObservationNormalizer", "RewardNormalizer"]

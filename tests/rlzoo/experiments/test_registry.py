@@ -10,6 +10,11 @@ EXPECTED = {
     "QRDQN_CartPole", "IQN_CartPole", "REMDQN_CartPole", "Rainbow_CartPole",
     "BasicDQN_MountainCar", "DQN_MountainCar", "BasicDQN_PendulumDiscrete",
     "Dopamine_DQN_Atari", "Dopamine_Rainbow_Atari", "Dopamine_IQN_Atari",
+    # the policy-gradient family (issue #17)
+    "VPG_CartPole", "A2C_CartPole", "A2CGAE_CartPole", "MAC_CartPole", "PPO_CartPole",
+    "TRPO_CartPole", "DiscreteSAC_CartPole", "PPO_Pendulum", "DDPG_Pendulum", "TD3_Pendulum",
+    "SAC_Pendulum", "PPO_MountainCarContinuous", "PPO_HalfCheetah", "SAC_HalfCheetah",
+    "TD3_HalfCheetah", "SAC_Hopper", "rlpyt_A2C_Atari", "rlpyt_PPO_Atari",
 }
 
 
