@@ -317,3 +317,39 @@ def test_sac_pendulum_reaches_minus_250(one_thread):
     evaluation = find_hook(hook, EvaluateEveryNStep)
     assert evaluation.n_episodes == 10 and evaluation.t <= 60_000
     assert max(evaluation.returns) >= -250, (evaluation.steps, evaluation.returns)
+
+
+RESUME_SAC = """
+    import sys, torch
+    from rlcore import load, resume
+    torch.set_num_threads(1)
+    experiment = load(sys.argv[2])
+    resume(experiment)
+    learner = experiment.policy.policy.learner
+    models = [learner.actor.model, learner.critic1.model, learner.critic1.target_model,
+              learner.critic2.model, learner.critic2.target_model]
+    torch.save({"params": [p.detach() for m in models for p in m.parameters()],
+                "log_alpha": learner.log_alpha.detach(),
+                "returns": [float(r) for r in experiment.hook[0].rewards]}, sys.argv[1])
+"""
+
+
+def test_sac_resume_in_a_fresh_process_is_bit_identical(tmp_path, one_thread):
+    from rlcore import Checkpoint, run
+    from tests.rlcore.test_checkpoint import run_python
+
+    # learning from step 256, saved mid-episode at step 700 with the replay, the critics'
+    # targets, log α and its Adam state, and the learner's and explorer's generators
+    experiment = registry.make("SAC_Pendulum", 0, steps=1000, eval_every=10_000)
+    experiment.hook = experiment.hook + Checkpoint(tmp_path / "run", every=700, keep=2)
+    run(experiment)
+    learner = experiment.policy.policy.learner
+    models = [learner.actor.model, learner.critic1.model, learner.critic1.target_model,
+              learner.critic2.model, learner.critic2.target_model]
+    out = tmp_path / "resumed.pt"
+    run_python(RESUME_SAC, out, tmp_path / "run" / "checkpoint-000000700.pt")
+    resumed = torch.load(out, weights_only=True)
+    assert resumed["returns"] == [float(r) for r in experiment.hook[0].rewards]
+    expected = [p.detach() for m in models for p in m.parameters()]
+    assert all(torch.equal(a, b) for a, b in zip(resumed["params"], expected))
+    assert torch.equal(resumed["log_alpha"], learner.log_alpha.detach())
