@@ -256,7 +256,8 @@ class ClipActionEnv(AbstractEnvWrapper):
 
     For Gaussian policies (PPO, TRPO on continuous control): the policy's unclipped sample is
     the action recorded and learned from, the environment receives it clipped (Gymnasium's
-    ``ClipAction`` wrapper, as CleanRL and Stable-Baselines3 do). A NaN action still raises.
+    ``ClipAction`` wrapper, as CleanRL and Stable-Baselines3 do). A NaN action still raises;
+    ±inf is clipped to the bound.
 
     >>> from rlenvs import PendulumEnv
     >>> env = ClipActionEnv(PendulumEnv(seed=0))
@@ -278,8 +279,9 @@ class ClipActionEnv(AbstractEnvWrapper):
     def __call__(self, action):
         action = np.asarray(action, dtype=self._space.dtype)
         if action.shape != self._space.shape or np.isnan(action).any():
-            raise ValueError(f"{type(self).__name__}: the action must be a finite array of "
-                             f"shape {self._space.shape}, got {action!r}")
+            raise ValueError(f"{type(self).__name__}: the action must be an array of shape "
+                             f"{self._space.shape} without NaN (±inf is clipped), got "
+                             f"{action!r}")
         self.inner(np.clip(action, self.low, self.high))
 
 

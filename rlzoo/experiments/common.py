@@ -1,5 +1,6 @@
-"""What the named replay experiments share: :class:`ReplaySetup` builds everything but the network
-and the learner from an experiment's settings.
+"""What the named experiments share: :class:`ReplaySetup` (replay learners) and
+:class:`RolloutSetup` (on-policy learners) build everything but the networks and the learner
+from an experiment's settings.
 
 One ``seed`` feeds every random component through :func:`spawn_seeds` (env, evaluation env,
 network initialisation, explorer, sampler, learner noise), so the same seed gives the same run

@@ -7,16 +7,13 @@ limit); Hopper also terminates when it falls. The runs take hours on a CPU at 1,
 ``steps=`` shortens them.
 """
 
-from rlcore import DistributionExplorer, GaussianNoiseExplorer
 from rlenvs import ClipActionEnv, GymEnv
-from rlzoo.dqns.networks import child_seed, target_network
 from rlzoo.experiments.common import ReplaySetup, RolloutSetup
+from rlzoo.experiments.pg_pendulum import sac_experiment, td3_experiment
 from rlzoo.experiments.registry import register
 from rlzoo.policy_gradient import (
-    ActorCritic, DeterministicActor, GaussianActor, ObservationNormalizer, PPOLearner, QCritic,
-    RewardNormalizer, TanhGaussianActor, TD3Learner, ValueCritic,
+    ActorCritic, GaussianActor, ObservationNormalizer, PPOLearner, RewardNormalizer, ValueCritic,
 )
-from rlzoo.policy_gradient.sac import SACLearner
 
 __all__ = ["PPO_HalfCheetah", "SAC_HalfCheetah", "SAC_Hopper", "TD3_HalfCheetah", "mujoco_env"]
 
@@ -38,8 +35,8 @@ def PPO_HalfCheetah(seed=0, *, steps=1_000_000, device="cpu", n_envs=1, n_steps=
                     stop_at=None, progress=False, verbose=False):
     # Schulman et al. (2017), Table 3 (MuJoCo, 1M steps): horizon 2,048, Adam 3e-4, 10 epochs,
     # minibatch 64 (2,048 / 32), γ 0.99, λ 0.95, ε 0.2, a 64-64 tanh MLP; with the
-    # observation and reward normalisation and the learning-rate annealing of OpenAI
-    # baselines' ppo2 MuJoCo runs (and CleanRL's ppo_continuous_action.py).
+    # observation and reward normalisation and the learning-rate annealing (ε constant) of
+    # OpenAI baselines' ppo2 MuJoCo runs and CleanRL's ppo_continuous_action.py.
     setup = RolloutSetup(locals(), _clipped("HalfCheetah-v5"))
     n_state, n_action = setup.state_space.shape[0], setup.action_space.shape[0]
     normalizer = ObservationNormalizer((n_state,)) if normalize else None
@@ -50,7 +47,8 @@ def PPO_HalfCheetah(seed=0, *, steps=1_000_000, device="cpu", n_envs=1, n_steps=
         setup.approximator(model), schedule=setup.schedule, gamma=gamma, lam=lam,
         clip_range=clip_range, n_epochs=n_epochs, n_minibatches=n_minibatches,
         value_coef=value_coef, entropy_coef=entropy_coef,
-        anneal_rollouts=setup.n_rollouts if anneal else None, state_normalizer=normalizer,
+        anneal_rollouts=setup.n_rollouts if anneal else None, anneal_clip_range=False,
+        state_normalizer=normalizer,
         reward_normalizer=RewardNormalizer(n_envs, gamma) if normalize else None,
         seed=setup.seeds[4])
     return setup.experiment(learner, f"PPO on HalfCheetah-v5, seed {seed}")
@@ -68,46 +66,8 @@ def TD3_HalfCheetah(seed=0, *, steps=1_000_000, device="cpu", lr=3e-4, batch_siz
     # and target noise 0.2 clipped at 0.5 (of the half-range: HalfCheetah's is 1), the actor
     # and the targets updated every 2 critic steps; an evaluation every 5,000 steps.
     setup = ReplaySetup(locals(), lambda s: mujoco_env("HalfCheetah-v5", s))
-    return _td3(setup, hidden, tau, gamma, policy_delay, target_noise, noise_clip, noise_std,
-                min_replay_history, f"TD3 on HalfCheetah-v5, seed {seed}")
-
-
-def _td3(setup, hidden, tau, gamma, policy_delay, target_noise, noise_clip, noise_std,
-         warmup_steps, description):
-    """A TD3 agent for ``setup``'s Box-action env (as ``TD3_Pendulum`` builds it)."""
-    n_state, n_action = setup.state_space.shape[0], setup.action_space.shape[0]
-    low, high = setup.action_space.low, setup.action_space.high
-    s = setup.seeds
-
-    def critic(seed):
-        model = QCritic(n_state, n_action, hidden=(hidden, hidden), seed=seed)
-        return target_network(setup.approximator(model), sync_every=policy_delay, rho=1 - tau)
-
-    actor = DeterministicActor(n_state, low, high, hidden=(hidden, hidden), seed=s[2])
-    learner = TD3Learner(target_network(setup.approximator(actor), rho=1 - tau),
-                         critic(child_seed(s[5], 1)), critic(child_seed(s[5], 2)),
-                         schedule=setup.schedule, gamma=gamma, policy_delay=policy_delay,
-                         target_noise=target_noise, noise_clip=noise_clip, seed=s[7])
-    explorer = GaussianNoiseExplorer(low=low, high=high, std=noise_std,
-                                     warmup_steps=warmup_steps, seed=s[3])
-    return setup.actor_experiment(learner, explorer, description)
-
-
-def _sac(setup, hidden, tau, gamma, lr, description):
-    """A SAC agent for ``setup``'s Box-action env (as ``SAC_Pendulum`` builds it)."""
-    n_state, n_action = setup.state_space.shape[0], setup.action_space.shape[0]
-    low, high = setup.action_space.low, setup.action_space.high
-    s = setup.seeds
-
-    def critic(seed):
-        model = QCritic(n_state, n_action, hidden=(hidden, hidden), seed=seed)
-        return target_network(setup.approximator(model), rho=1 - tau)
-
-    actor = TanhGaussianActor(n_state, low, high, hidden=(hidden, hidden), seed=s[2])
-    learner = SACLearner(setup.approximator(actor), critic(child_seed(s[5], 1)),
-                         critic(child_seed(s[5], 2)), schedule=setup.schedule, gamma=gamma,
-                         alpha_lr=lr, seed=s[7])
-    return setup.actor_experiment(learner, DistributionExplorer(seed=s[3]), description)
+    return td3_experiment(setup, hidden, tau, gamma, policy_delay, target_noise, noise_clip,
+                          noise_std, min_replay_history, f"TD3 on HalfCheetah-v5, seed {seed}")
 
 
 # Haarnoja et al. (2018), "Soft Actor-Critic Algorithms and Applications", Table 1: Adam 3e-4
@@ -123,7 +83,7 @@ def SAC_HalfCheetah(seed=0, *, steps=1_000_000, device="cpu", lr=3e-4, batch_siz
                     eval_every=5000, eval_episodes=10, stop_at=None, progress=False,
                     verbose=False):
     setup = ReplaySetup(locals(), lambda s: mujoco_env("HalfCheetah-v5", s))
-    return _sac(setup, hidden, tau, gamma, lr, f"SAC on HalfCheetah-v5, seed {seed}")
+    return sac_experiment(setup, hidden, tau, gamma, lr, f"SAC on HalfCheetah-v5, seed {seed}")
 
 
 @register("SAC on Hopper-v5 (the SAC paper's settings)")
@@ -132,4 +92,4 @@ def SAC_Hopper(seed=0, *, steps=1_000_000, device="cpu", lr=3e-4, batch_size=256
                update_freq=1, gradient_steps=1, eval_every=5000, eval_episodes=10,
                stop_at=None, progress=False, verbose=False):
     setup = ReplaySetup(locals(), lambda s: mujoco_env("Hopper-v5", s))
-    return _sac(setup, hidden, tau, gamma, lr, f"SAC on Hopper-v5, seed {seed}")
+    return sac_experiment(setup, hidden, tau, gamma, lr, f"SAC on Hopper-v5, seed {seed}")

@@ -10,12 +10,13 @@ feed-forward model (:class:`~rlzoo.policy_gradient.networks.AtariBody`: convolut
 ``batch_B``). Differences from rlpyt, stated: frames are 84×84 (rlpyt's are 80×104), a lost
 life does not end the episode (rlpyt's ``episodic_lives=True`` marks it done without a reset,
 which Gymnasium's preprocessing cannot express), and the rollout's environments are stepped
-in this process (``mode="sync"``) unless ``vector_mode="async"``.
+in this process (a synchronous ``MultiThreadEnv``; rlpyt samples in parallel workers).
 """
 
 import numpy as np
 
 from rlenvs import AtariEnv, RewardTransformedEnv
+from rlzoo.dqns.networks import child_seed
 from rlzoo.experiments.common import RolloutSetup
 from rlzoo.experiments.registry import register
 from rlzoo.policy_gradient import (
@@ -39,7 +40,8 @@ def rlpyt_model(setup):
     n_actions = int(setup.action_space.n)
     return ActorCritic(CategoricalActor(512, n_actions, hidden=(), orthogonal=False,
                                         seed=setup.seeds[5]),
-                       ValueCritic(512, hidden=(), orthogonal=False, seed=setup.seeds[6]),
+                       ValueCritic(512, hidden=(), orthogonal=False,
+                                   seed=child_seed(setup.seeds[5], 1)),
                        body=AtariBody(seed=setup.seeds[2]))
 
 

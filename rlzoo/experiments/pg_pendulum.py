@@ -18,7 +18,8 @@ from rlzoo.policy_gradient import (
     ValueCritic,
 )
 
-__all__ = ["PPO_Pendulum", "DDPG_Pendulum", "TD3_Pendulum", "SAC_Pendulum", "pendulum_env",
+__all__ = ["PPO_Pendulum", "DDPG_Pendulum", "TD3_Pendulum", "SAC_Pendulum", "td3_experiment",
+           "sac_experiment", "pendulum_env",
            "clipped_pendulum_env"]
 
 N_STATE, N_ACTION = 3, 1
@@ -42,7 +43,8 @@ def PPO_Pendulum(seed=0, *, steps=60_000, device="cpu", n_envs=4, n_steps=512, l
                  anneal=True, normalize=True, eval_every=4096, eval_episodes=10, stop_at=None,
                  progress=False, verbose=False):
     # After rl-zoo's PPO Pendulum-v1 (4 envs, γ 0.9, 10 epochs, lr 1e-3, normalised states and
-    # rewards), with 512-step rollouts
+    # rewards), with 512-step rollouts, no gSDE, and the learning rate and ε decayed linearly
+    # over the run (anneal=True; rl-zoo keeps both constant)
     setup = RolloutSetup(locals(), clipped_pendulum_env)
     normalizer = ObservationNormalizer((N_STATE,)) if normalize else None
     model = ActorCritic(
@@ -90,21 +92,8 @@ def TD3_Pendulum(seed=0, *, steps=60_000, device="cpu", lr=1e-3, batch_size=256,
     # After rl-zoo's td3.yml Pendulum-v1 (the values of DDPG_Pendulum; SB3's policy delay 2,
     # target noise 0.2 clipped at 0.5), tuned for CPU wall time as DDPG_Pendulum is
     setup = ReplaySetup(locals(), pendulum_env)
-    low, high = setup.action_space.low, setup.action_space.high
-    s = setup.seeds
-
-    def critic(seed):
-        model = QCritic(N_STATE, N_ACTION, hidden=(hidden, hidden), seed=seed)
-        return target_network(setup.approximator(model), sync_every=policy_delay, rho=1 - tau)
-
-    actor = DeterministicActor(N_STATE, low, high, hidden=(hidden, hidden), seed=s[2])
-    learner = TD3Learner(target_network(setup.approximator(actor), rho=1 - tau),
-                         critic(child_seed(s[5], 1)), critic(child_seed(s[5], 2)),
-                         schedule=setup.schedule, gamma=gamma, policy_delay=policy_delay,
-                         target_noise=target_noise, noise_clip=noise_clip, seed=s[7])
-    explorer = GaussianNoiseExplorer(low=low, high=high, std=noise_std,
-                                     warmup_steps=min_replay_history, seed=s[3])
-    return setup.actor_experiment(learner, explorer, f"TD3 on Pendulum-v1, seed {seed}")
+    return td3_experiment(setup, hidden, tau, gamma, policy_delay, target_noise, noise_clip,
+                          noise_std, min_replay_history, f"TD3 on Pendulum-v1, seed {seed}")
 
 
 @register("SAC (twin soft Q-critics, tanh-Gaussian actor, learned temperature) on Pendulum-v1")
@@ -113,21 +102,54 @@ def SAC_Pendulum(seed=0, *, steps=60_000, device="cpu", lr=1e-3, batch_size=128,
                  min_replay_history=256, update_freq=1, gradient_steps=1, eval_every=1000,
                  eval_episodes=10, stop_at=None, progress=False, verbose=False):
     # After rl-zoo's sac.yml Pendulum-v1 (SB3's SAC defaults with lr 1e-3 for the actor, the
-    # critics and log α; γ 0.99, τ 0.005, α learned from 1 towards −dim(A)), tuned for CPU
-    # wall time: 64×64 networks and batch 128 in place of 256×256 and 256 (a gradient step
+    # critics and log α; γ 0.99, τ 0.005, α learned from 1 with the target entropy −dim(A)),
+    # tuned for CPU wall time: 64×64 networks and batch 128 in place of 256×256 and 256 (a gradient step
     # costs about a quarter as much on one thread; seeds 0-4 reach −250 in 3,000-5,000 steps,
     # 16-24 s each)
     setup = ReplaySetup(locals(), pendulum_env)
+    return sac_experiment(setup, hidden, tau, gamma, lr, f"SAC on Pendulum-v1, seed {seed}",
+                          alpha=alpha, alpha_init=alpha_init)
+
+
+def td3_experiment(setup, hidden, tau, gamma, policy_delay, target_noise, noise_clip, noise_std,
+                   warmup_steps, description):
+    """A TD3 agent for ``setup``'s Box-action env: a ``DeterministicActor`` and two
+    ``QCritic``\\ s of ``hidden``-``hidden`` units with Polyak targets (ρ = 1 − τ; the critics'
+    targets move every ``policy_delay`` steps, with the actor), acting with Gaussian noise
+    after ``warmup_steps`` uniformly random steps (also ``TD3_HalfCheetah``'s)."""
+    n_state, n_action = setup.state_space.shape[0], setup.action_space.shape[0]
     low, high = setup.action_space.low, setup.action_space.high
     s = setup.seeds
 
     def critic(seed):
-        model = QCritic(N_STATE, N_ACTION, hidden=(hidden, hidden), seed=seed)
+        model = QCritic(n_state, n_action, hidden=(hidden, hidden), seed=seed)
+        return target_network(setup.approximator(model), sync_every=policy_delay, rho=1 - tau)
+
+    actor = DeterministicActor(n_state, low, high, hidden=(hidden, hidden), seed=s[2])
+    learner = TD3Learner(target_network(setup.approximator(actor), rho=1 - tau),
+                         critic(child_seed(s[5], 1)), critic(child_seed(s[5], 2)),
+                         schedule=setup.schedule, gamma=gamma, policy_delay=policy_delay,
+                         target_noise=target_noise, noise_clip=noise_clip, seed=s[7])
+    explorer = GaussianNoiseExplorer(low=low, high=high, std=noise_std,
+                                     warmup_steps=warmup_steps, seed=s[3])
+    return setup.actor_experiment(learner, explorer, description)
+
+
+def sac_experiment(setup, hidden, tau, gamma, lr, description, alpha=None, alpha_init=1.0):
+    """A SAC agent for ``setup``'s Box-action env: a ``TanhGaussianActor`` and two ``QCritic``\\ s
+    of ``hidden``-``hidden`` units with Polyak targets (ρ = 1 − τ), α learned with Adam at
+    ``lr`` (or fixed at ``alpha``), acting by sampling the policy (also ``SAC_HalfCheetah``'s
+    and ``SAC_Hopper``'s)."""
+    n_state, n_action = setup.state_space.shape[0], setup.action_space.shape[0]
+    low, high = setup.action_space.low, setup.action_space.high
+    s = setup.seeds
+
+    def critic(seed):
+        model = QCritic(n_state, n_action, hidden=(hidden, hidden), seed=seed)
         return target_network(setup.approximator(model), rho=1 - tau)
 
-    actor = TanhGaussianActor(N_STATE, low, high, hidden=(hidden, hidden), seed=s[2])
+    actor = TanhGaussianActor(n_state, low, high, hidden=(hidden, hidden), seed=s[2])
     learner = SACLearner(setup.approximator(actor), critic(child_seed(s[5], 1)),
                          critic(child_seed(s[5], 2)), schedule=setup.schedule, gamma=gamma,
                          alpha=alpha, alpha_init=alpha_init, alpha_lr=lr, seed=s[7])
-    return setup.actor_experiment(learner, DistributionExplorer(seed=s[3]),
-                                  f"SAC on Pendulum-v1, seed {seed}")
+    return setup.actor_experiment(learner, DistributionExplorer(seed=s[3]), description)

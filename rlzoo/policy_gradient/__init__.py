@@ -18,6 +18,7 @@ with legal-action masks, diagonal Gaussian, tanh-squashed Gaussian),
 (a rollout's advantages).
 """
 
+from rlzoo.policy_gradient import checks  # noqa: F401  (registers the check_env rules)
 from rlzoo.policy_gradient.a2c import A2CLearner
 from rlzoo.policy_gradient.a2c_gae import A2CGAELearner
 from rlzoo.policy_gradient.ddpg import DDPGLearner

@@ -107,7 +107,7 @@ def actor_critic_step(learner, rollout):
     acted; sets ``loss_value`` and the parts."""
     app = learner.approximator
     samples = rollout_advantages(learner, rollout)  # flat (T · n) samples, on app.device
-    dist, values = app.model.forward_both(samples["state"])
+    dist, values = app.model.forward_both(samples["state"], samples.get("legal_actions_mask"))
     loss, policy_loss, value_loss, entropy = a2c_loss(learner, dist, values, samples)
     update(app, loss)
     learner.loss_value, learner.policy_loss = loss.detach(), policy_loss.detach()

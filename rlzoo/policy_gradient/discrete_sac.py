@@ -121,7 +121,9 @@ class DiscreteSACLearner(AbstractReplayLearner):
 
 def discrete_sac_target(learner, batch):
     """``r + γ (1 − terminal) Σ_a π(a | s') (min_i Q'_i(s', a) − α log π(a | s'))`` without
-    gradient, shape ``(batch,)`` (an n-step sampler's batch bootstraps with its ``discount``)."""
+    gradient, shape ``(batch,)`` (an n-step sampler's batch bootstraps with its ``discount``;
+    the entropy bonus is then counted at ``s_{t+k}`` only, not at the steps in between: an
+    approximation of the n-step soft return, as Tianshou's n-step discrete SAC makes)."""
     with torch.no_grad():
         next_state = batch["next_state"]
         dist = learner.actor(next_state)

@@ -45,7 +45,10 @@ import torch
 
 from rlcore import AbstractEnv, AbstractRolloutLearner, AbstractTrajectory
 from rlcore import NeuralNetworkApproximator, RolloutSchedule
-from rlcore.checks import check_discrete_actions, check_network_input, check_state_shape
+from rlcore.checks import (
+    EnvMismatchError, check_discrete_actions, check_network_input, check_state_shape,
+)
+from rlcore.envs.traits import FullActionSet
 from rlcore.dispatch import dispatch, update
 from rlcore.logger import scalars
 from rlcore.policies.replay_learner import check_env
@@ -96,6 +99,12 @@ class MACLearner(AbstractRolloutLearner):
     policy_loss: object = attrs.field(init=False, default=None, repr=False)
     value_loss: object = attrs.field(init=False, default=None, repr=False)
     entropy: object = attrs.field(init=False, default=None, repr=False)
+
+    def __attrs_post_init__(self):
+        if self.actor.device != self.critic.device:
+            raise ValueError(f"MACLearner: the actor ({self.actor.device}) and the critic "
+                             f"({self.critic.device}) must be on one device: the actor's "
+                             f"gradient multiplies its probabilities by the critic's values")
 
     def __call__(self, env):
         return actor_output(self.actor, env)
@@ -152,6 +161,10 @@ def check_env(learner, trajectory, env):  # noqa: F811
     and both networks take."""
     state_space, action_space = env_spaces(env)
     check_discrete_actions(action_space, env, learner)
+    if isinstance(getattr(env, "ActionStyle", None), FullActionSet):
+        raise EnvMismatchError(f"MACLearner sums over every action of the critic's Q(s, ·), "
+                               f"legal or not; {env!r} changes its legal actions "
+                               f"(FULL_ACTION_SET)")
     check_state_shape(trajectory, state_space, env)
     q_values = check_network_input(learner.critic.model, learner.critic, state_space, env,
                                    learner)

@@ -84,7 +84,7 @@ class GaussianActor(nn.Module):
     """An MLP from states to the mean of a diagonal Gaussian over ``d`` actions, with a learned
     state-independent log standard deviation (``log_std_init``), as PPO and TRPO on continuous
     control (Schulman et al. 2015, 2017). The Gaussian is unbounded: an environment clips its
-    samples (``rlzoo.policy_gradient.ClipAction``)."""
+    samples (``rlenvs.ClipActionEnv``)."""
 
     def __init__(self, n_in, d, *, hidden=(64, 64), activation="tanh", orthogonal=True,
                  log_std_init=0.0, seed=0):

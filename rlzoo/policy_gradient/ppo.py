@@ -48,7 +48,8 @@ class PPOLearner(AbstractRolloutLearner):
     ``normalize_advantages=True`` (per minibatch), ``target_kl=None`` (stop the epochs once the
     approximate KL of an epoch's last minibatch passes it), ``anneal_rollouts=None`` (decay the
     learning rate, through ``torch.optim.lr_scheduler.LinearLR``, and ε linearly to 0 over that
-    many rollouts), ``state_normalizer=None`` (the model's
+    many rollouts), ``anneal_clip_range=True`` (``False``: ε stays, only the learning rate
+    decays), ``state_normalizer=None`` (the model's
     :class:`~rlzoo.policy_gradient.normalizers.ObservationNormalizer`, updated from each
     rollout's states after the update), ``reward_normalizer=None`` (a
     :class:`~rlzoo.policy_gradient.normalizers.RewardNormalizer`), ``seed=0`` (the minibatch
@@ -82,6 +83,7 @@ class PPOLearner(AbstractRolloutLearner):
     target_kl: object = attrs.field(kw_only=True, default=None, validator=_optional_positive)
     anneal_rollouts: object = attrs.field(kw_only=True, default=None, validator=attrs.validators.
                                           optional(positive_int))
+    anneal_clip_range: bool = attrs.field(kw_only=True, default=True, validator=boolean)
     state_normalizer: object = attrs.field(kw_only=True, default=None)
     reward_normalizer: object = attrs.field(kw_only=True, default=None)
     seed: int = attrs.field(kw_only=True, default=0)
@@ -107,10 +109,11 @@ class PPOLearner(AbstractRolloutLearner):
 
     @property
     def current_clip_range(self):
-        """ε now: ``clip_range``, decayed linearly over ``anneal_rollouts`` when given."""
-        if self.anneal_rollouts is None:
+        """ε now: ``clip_range``, decayed linearly over ``anneal_rollouts`` when given (and
+        ``anneal_clip_range``), counted in the schedule's rollouts."""
+        if self.anneal_rollouts is None or not self.anneal_clip_range:
             return self.clip_range
-        done = min(self.schedule.rollouts - 1, self.anneal_rollouts)
+        done = min(max(self.schedule.rollouts - 1, 0), self.anneal_rollouts)
         return self.clip_range * (1 - done / self.anneal_rollouts)
 
 

@@ -167,7 +167,9 @@ def temperature(learner):
 def sac_target(learner, batch):
     """``r + γ (1 − terminal) (min_i Q'_i(s', a') − α log π(a' | s'))``, ``a' ~ π(· | s')``
     drawn with the learner's generator, without gradient, shape ``(batch,)`` (an n-step
-    sampler's batch bootstraps with its ``discount = γ^k``)."""
+    sampler's batch bootstraps with its ``discount = γ^k``; the entropy bonus is then counted
+    at ``s_{t+k}`` only, not at the steps in between: an approximation of the n-step soft
+    return, as Tianshou's n-step SAC makes)."""
     with torch.no_grad():
         next_state = batch["next_state"]
         next_actions, next_log_prob = learner.actor(next_state).rsample_with_log_prob(

@@ -43,6 +43,8 @@ from rlcore.dispatch import dispatch, update
 from rlcore.logger import scalars
 from rlcore.utils.random import torch_generator
 from rlcore.utils.validators import boolean, positive_int, real_in
+from rlzoo.policy_gradient.advantages import normalize
+from rlzoo.policy_gradient.checks import policy_of
 from rlzoo.policy_gradient.distributions import Categorical, DiagGaussian
 from rlzoo.policy_gradient.rollout import actor_output, rollout_advantages, rollout_scalars
 
@@ -176,7 +178,7 @@ def policy_objective(model, batch, old_dist, advantages):
     """``(L(θ), D̄_KL(θ_old, θ))`` at the model's current parameters: the surrogate ``mean_t
     r_t(θ) Â_t`` with the acting policy's ``batch["log_prob"]`` and the mean KL from
     ``old_dist`` (the policy at ``θ_old`` on ``batch["state"]``)."""
-    dist = model(batch["state"])
+    dist = policy_of(model, batch)
     ratio = (dist.log_prob(batch["action"]) - batch["log_prob"]).exp()
     return (ratio * advantages).mean(), mean_kl(old_dist, dist)
 
@@ -204,10 +206,10 @@ def policy_step(learner, samples):
     gradient vanishes (``sᵀ F s = 0``)."""
     model, parameters = learner.approximator.model, learner.policy_parameters
     advantages = samples["advantage"]
-    if learner.normalize_advantages and advantages.numel() > 1:
-        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    if learner.normalize_advantages:
+        advantages = normalize(advantages)
     with torch.no_grad():
-        old_dist = model(samples["state"])
+        old_dist = policy_of(model, samples)
     surrogate, kl = policy_objective(model, samples, old_dist, advantages)
     if not torch.isfinite(surrogate):
         raise FloatingPointError(f"the TRPO surrogate is {surrogate.item()}; no step was taken")

@@ -46,6 +46,7 @@ from rlcore.stages import PostEpisodeStage, PreExperimentStage
 from rlcore.utils.validators import boolean, real_in
 from rlenvs.vector_env import SubEnv
 from rlzoo.policy_gradient.advantages import discounted_returns, normalize
+from rlzoo.policy_gradient.checks import check_actor_env, policy_of
 from rlzoo.policy_gradient.rollout import actor_output, rollout_scalars
 
 __all__ = ["VPGLearner", "episode_rows", "env_column"]
@@ -150,12 +151,12 @@ def vpg_loss(learner, episode):
     rewards = episode["reward"].unsqueeze(1)                      # (T, 1)
     last_value = rewards.new_zeros(1)
     if learner.baseline:
-        dist, values = model.forward_both(episode["state"])
+        dist, values = model.forward_both(episode["state"], episode.get("legal_actions_mask"))
         if episode["truncated"]:
             with torch.no_grad():
                 last_value = model.value(episode["final_state"])
     else:
-        dist, values = model(episode["state"]), None
+        dist, values = policy_of(model, episode), None
     terminal = torch.zeros_like(rewards)
     terminal[-1] = float(episode["terminal"])   # the one boundary, at the last step
     returns = discounted_returns(rewards, terminal, learner.gamma, last_value).squeeze(1)
@@ -186,6 +187,12 @@ def update(learner, trajectory, env, stage):  # noqa: F811
     check_env(learner, trajectory, env)
 
 
+@dispatch(VPGLearner, AbstractTrajectory, AbstractEnv)
+def check_env(learner, trajectory, env):  # noqa: F811
+    """The actor-critic check of :func:`rlzoo.policy_gradient.checks.check_actor_env`."""
+    check_actor_env(learner, trajectory, env)
+
+
 @dispatch(VPGLearner, AbstractTrajectory, AbstractEnv, PostEpisodeStage)
 def update(learner, trajectory, env, stage):  # noqa: F811
     """Learn from the episode ``env`` (one env, or a sub-env of a vectorised one) just ended."""
@@ -198,6 +205,8 @@ def update(learner, trajectory, env, stage):  # noqa: F811
                "terminal": bool(traces["terminal"][last][0]),
                "truncated": bool(traces["truncated"][last][0]),
                "final_state": app.to_device(traces["next_state"][last])}
+    if "legal_actions_mask" in traces:
+        episode["legal_actions_mask"] = app.to_device(traces["legal_actions_mask"][rows])
     update(learner, episode)
 
 

@@ -94,7 +94,7 @@ def test_clip_action_env_clips_and_refuses_bad_actions():
     plain(np.array([2.0], np.float32))  # what the clipped env sent
     assert clipped.reward() == plain.reward()
     np.testing.assert_array_equal(clipped.state(), plain.state())
-    with pytest.raises(ValueError, match="finite array of shape"):
+    with pytest.raises(ValueError, match="without NaN"):
         clipped(np.array([np.nan], np.float32))
     with pytest.raises(TypeError, match="Box action space"):
         ClipActionEnv(CartPoleEnv())
@@ -106,3 +106,35 @@ def test_a_noise_explorer_acts_for_a_deterministic_actor():
     with torch.no_grad():
         actions = explorer(actor(torch.zeros(4, 3)))
     assert actions.shape == (4, 1) and np.abs(actions).max() <= 2.0
+
+
+def _ppo_agent(actor, n_state, env, **trajectory):
+    from rlcore import Agent, CircularArraySARTSTrajectory, RolloutSchedule
+
+    model = ActorCritic(actor, ValueCritic(n_state, seed=1))
+    learner = PPOLearner(NeuralNetworkApproximator(model, torch.optim.Adam(model.parameters())),
+                         schedule=RolloutSchedule(8))
+    space = env.state_space()
+    return Agent(ActorPolicy(learner, DistributionExplorer(seed=0)),
+                 CircularArraySARTSTrajectory(8, state=(space.shape, space.dtype), **trajectory))
+
+
+@pytest.mark.parametrize("case, message", [
+    ("bounded", "wrap the env in rlenvs.ClipActionEnv"),
+    ("n_actions", "3 actions"),
+    ("gaussian_on_discrete", "Gaussian actor gives actions of shape"),
+])
+def test_the_actor_is_checked_against_the_env_before_the_first_step(case, message):
+    from rlcore import EnvMismatchError, StopAfterStep, run
+
+    if case == "bounded":
+        env, agent = PendulumEnv(seed=0), None
+        agent = _ppo_agent(GaussianActor(3, 1, seed=0), 3, env, action=((1,), np.float32))
+    elif case == "n_actions":
+        env = CartPoleEnv(seed=0)
+        agent = _ppo_agent(CategoricalActor(4, 3, seed=0), 4, env)
+    else:
+        env = CartPoleEnv(seed=0)
+        agent = _ppo_agent(GaussianActor(4, 1, seed=0), 4, env)
+    with pytest.raises(EnvMismatchError, match=message):
+        run(agent, env, StopAfterStep(1))

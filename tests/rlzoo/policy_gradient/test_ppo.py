@@ -270,3 +270,15 @@ def test_ppo_acts_and_learns_with_the_legal_actions_of_each_step(one_thread):
     dist = learner(env)
     assert dist.probs[0, env.illegal].item() == 0.0
     assert np.mean(hook.rewards[-50:]) >= 4.5  # of 5: the target is picked
+
+
+def test_an_env_whose_legal_actions_change_needs_a_trajectory_that_records_them():
+    from rlcore import EnvMismatchError
+
+    model = ActorCritic(CategoricalActor(3, 3, seed=0), ValueCritic(3, seed=1))
+    learner = PPOLearner(NeuralNetworkApproximator(model, torch.optim.Adam(model.parameters())),
+                         schedule=RolloutSchedule(50))
+    agent = Agent(ActorPolicy(learner, DistributionExplorer(seed=0)),
+                  CircularArraySARTSTrajectory(50, state=((3,), np.float32)))
+    with pytest.raises(EnvMismatchError, match=r"legal_actions_mask=\(\(3,\), bool\)"):
+        run(agent, PickEnv(seed=0), StopAfterStep(1))
