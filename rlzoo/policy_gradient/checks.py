@@ -1,8 +1,8 @@
 """What the learners with an ``ActorCritic`` model (VPG, A2C, A2C-GAE, PPO, TRPO) check of their
 environment before the first step, and the legal-action masks they learn with.
 
-The check (:func:`check_actor_env`, the ``check_env`` rule of those learners) runs the model on
-a zero state of the env and compares what its actor gives with the env's action space: a
+The check (:func:`check_actor_critic_env`, the ``check_env`` rule of those learners) runs the
+model on a zero state of the env and compares what its actor gives with the env's action space: a
 categorical distribution over ``n`` actions needs ``Discrete(n)``; a Gaussian over ``d``
 dimensions a Box of shape ``(d,)`` with infinite bounds (a bounded Box is wrapped in
 ``rlenvs.ClipActionEnv``, so an unclipped sample is never refused in mid-run); states of the
@@ -26,7 +26,7 @@ from rlcore.envs.base import AbstractEnv
 from rlzoo.inputs import env_spaces
 from rlzoo.policy_gradient.distributions import Categorical, DiagGaussian
 
-__all__ = ["check_actor_env", "policy_of"]
+__all__ = ["check_actor_critic_env", "check_stored_actions", "policy_of"]
 
 
 def policy_of(model, samples):
@@ -35,7 +35,18 @@ def policy_of(model, samples):
     return model(samples["state"], samples.get("legal_actions_mask"))
 
 
-def check_actor_env(learner, trajectory, env):
+def check_stored_actions(trajectory, action_space, env):
+    """Raise :class:`~rlcore.EnvMismatchError` unless ``trajectory`` stores actions of the
+    shape of ``action_space`` (a Box's), ``env``'s."""
+    stored = tuple(trajectory["action"].shape)
+    if stored != tuple(action_space.shape):
+        raise EnvMismatchError(
+            f"{type(trajectory).__name__} stores actions of shape {stored}, but {env!r} has "
+            f"actions of shape {tuple(action_space.shape)}: build it with action="
+            f"({tuple(action_space.shape)}, 'float32')")
+
+
+def check_actor_critic_env(learner, trajectory, env):
     """Raise :class:`~rlcore.EnvMismatchError` unless ``env`` suits ``learner``'s actor (see
     the module doc)."""
     state_space, action_space = env_spaces(env)
@@ -66,6 +77,6 @@ def check_actor_env(learner, trajectory, env):
 
 @dispatch(AbstractRolloutLearner, AbstractTrajectory, AbstractEnv)
 def check_env(learner, trajectory, env):  # noqa: F811
-    """The actor-critic check of :func:`check_actor_env` (learners with another model, such as
+    """The actor-critic check of :func:`check_actor_critic_env` (learners with another model, such as
     MAC's separate actor and critic, have rules of their own)."""
-    check_actor_env(learner, trajectory, env)
+    check_actor_critic_env(learner, trajectory, env)

@@ -36,6 +36,7 @@ from rlcore.utils.validators import real_in
 from rlzoo.dqns.losses import bootstrapped_target
 from rlzoo.dqns.replay import check_sampler_gamma
 from rlzoo.inputs import batch_on, env_spaces
+from rlzoo.policy_gradient.checks import check_stored_actions
 from rlzoo.policy_gradient.rollout import actor_output, rollout_scalars
 
 __all__ = ["DDPGLearner", "ddpg_target", "action_bounds", "check_actor_env"]
@@ -146,12 +147,7 @@ def check_actor_env(learner, trajectory, env, critics):
             f"action space of {env!r} is {action_space} (low={space_low.tolist()}, high="
             f"{space_high.tolist()}): build the actor with the space's low and high")
     check_state_shape(trajectory, state_space, env)
-    stored = tuple(trajectory["action"].shape)
-    if stored != tuple(action_space.shape):
-        raise EnvMismatchError(
-            f"{type(trajectory).__name__} stores actions of shape {stored}, but {env!r} has "
-            f"actions of shape {tuple(action_space.shape)}: build it with action="
-            f"({tuple(action_space.shape)}, 'float32')")
+    check_stored_actions(trajectory, action_space, env)
     actions = check_network_input(learner.actor.model, learner.actor, state_space, env, learner)
     for critic in critics:
         check_network_input(critic.model, lambda states, q=critic: q(states, actions),

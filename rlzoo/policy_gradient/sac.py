@@ -45,6 +45,7 @@ from rlcore.utils.validators import real_in
 from rlzoo.dqns.losses import bootstrapped_target
 from rlzoo.dqns.replay import check_sampler_gamma
 from rlzoo.inputs import batch_on, env_spaces
+from rlzoo.policy_gradient.checks import check_stored_actions
 from rlzoo.policy_gradient.distributions import check_bounded_box
 from rlzoo.policy_gradient.rollout import actor_output, rollout_scalars
 
@@ -227,12 +228,7 @@ def check_env(learner, trajectory, env):  # noqa: F811
     state_space, action_space = env_spaces(env)
     check_bounded_box(action_space)
     check_state_shape(trajectory, state_space, env)
-    stored = tuple(trajectory["action"].shape)
-    if stored != tuple(action_space.shape):
-        raise EnvMismatchError(
-            f"{type(trajectory).__name__} stores actions of shape {stored}, but {env!r} has "
-            f"actions of shape {tuple(action_space.shape)}: build it with action="
-            f"({tuple(action_space.shape)}, 'float32')")
+    check_stored_actions(trajectory, action_space, env)
     dist = check_network_input(learner.actor.model, learner.actor, state_space, env, learner)
     actions = dist.mode()
     if tuple(actions.shape[1:]) != tuple(action_space.shape):

@@ -46,7 +46,7 @@ from rlcore.stages import PostEpisodeStage, PreExperimentStage
 from rlcore.utils.validators import boolean, real_in
 from rlenvs.vector_env import SubEnv
 from rlzoo.policy_gradient.advantages import discounted_returns, normalize
-from rlzoo.policy_gradient.checks import check_actor_env, policy_of
+from rlzoo.policy_gradient.checks import check_actor_critic_env, policy_of
 from rlzoo.policy_gradient.rollout import actor_output, rollout_scalars
 
 __all__ = ["VPGLearner", "episode_rows", "env_column"]
@@ -189,8 +189,8 @@ def update(learner, trajectory, env, stage):  # noqa: F811
 
 @dispatch(VPGLearner, AbstractTrajectory, AbstractEnv)
 def check_env(learner, trajectory, env):  # noqa: F811
-    """The actor-critic check of :func:`rlzoo.policy_gradient.checks.check_actor_env`."""
-    check_actor_env(learner, trajectory, env)
+    """The actor-critic check of :func:`rlzoo.policy_gradient.checks.check_actor_critic_env`."""
+    check_actor_critic_env(learner, trajectory, env)
 
 
 @dispatch(VPGLearner, AbstractTrajectory, AbstractEnv, PostEpisodeStage)

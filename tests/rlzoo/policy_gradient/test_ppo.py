@@ -23,29 +23,8 @@ from rlzoo.policy_gradient import (
 from rlzoo.policy_gradient.distributions import Categorical
 from rlzoo.policy_gradient.ppo import ppo_loss
 from rlzoo.policy_gradient.rollout import rollout_advantages
+from tests.rlzoo.policy_gradient.tiny_models import StateValue, UniformActor
 from tests.rlcore.test_checkpoint import run_python
-
-
-class UniformActor(torch.nn.Module):
-    """π(a | s) = ½ for both actions, whatever s (a learnable bias, zero)."""
-
-    def __init__(self):
-        super().__init__()
-        self.bias = torch.nn.Parameter(torch.zeros(2))
-
-    def forward(self, x, mask=None):
-        return Categorical(self.bias.expand(x.shape[0], 2), mask)
-
-
-class StateValue(torch.nn.Module):
-    """V(s) = w · s[0] with w = 1."""
-
-    def __init__(self):
-        super().__init__()
-        self.w = torch.nn.Parameter(torch.ones(1))
-
-    def forward(self, x):
-        return self.w * x[:, 0]
 
 
 def tiny_learner(**kwargs):

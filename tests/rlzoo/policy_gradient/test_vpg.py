@@ -16,33 +16,11 @@ from rlcore import (
 from rlzoo.experiments import registry
 from rlzoo.experiments.common import find_hook
 from rlzoo.policy_gradient import ActorCritic, CategoricalActor
-from rlzoo.policy_gradient.distributions import Categorical
 from rlzoo.policy_gradient.vpg import VPGLearner, episode_rows
+from tests.rlzoo.policy_gradient.tiny_models import StateValue, UniformActor
 from tests.helpers import LineEnv
 
 LOG2 = math.log(2)
-
-
-class UniformActor(torch.nn.Module):
-    """π(a | s) = softmax(bias) whatever s; the bias starts at 0 (π = ½ for both actions)."""
-
-    def __init__(self):
-        super().__init__()
-        self.bias = torch.nn.Parameter(torch.zeros(2))
-
-    def forward(self, x, mask=None):
-        return Categorical(self.bias.expand(x.shape[0], 2), mask)
-
-
-class StateValue(torch.nn.Module):
-    """V(s) = w · s[0] with w = 1."""
-
-    def __init__(self):
-        super().__init__()
-        self.w = torch.nn.Parameter(torch.ones(1))
-
-    def forward(self, x):
-        return self.w * x[:, 0]
 
 
 def tiny_learner(**kwargs):
