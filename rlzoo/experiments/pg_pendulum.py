@@ -40,11 +40,12 @@ def clipped_pendulum_env(seed):
 def PPO_Pendulum(seed=0, *, steps=60_000, device="cpu", n_envs=4, n_steps=512, lr=1e-3,
                  hidden=64, gamma=0.9, lam=0.95, clip_range=0.2, n_epochs=10, n_minibatches=32,
                  value_coef=0.5, entropy_coef=0.0, log_std_init=0.0, max_grad_norm=0.5,
-                 anneal=True, normalize=True, eval_every=4096, eval_episodes=10, stop_at=None,
+                 anneal=False, normalize=True, eval_every=2048, eval_episodes=10, stop_at=None,
                  progress=False, verbose=False):
     # After rl-zoo's PPO Pendulum-v1 (4 envs, γ 0.9, 10 epochs, lr 1e-3, normalised states and
-    # rewards), with 512-step rollouts, no gSDE, and the learning rate and ε decayed linearly
-    # over the run (anneal=True; rl-zoo keeps both constant)
+    # rewards; lr and ε constant), with 512-step rollouts and no gSDE. anneal=True (lr and ε
+    # decayed linearly to 0 over the run) reached −250 on 4 of seeds 0-9 within 60,000 steps,
+    # and on none of seeds 1-6 with evaluations every 2,048 steps; without it, 5 of seeds 1-6.
     setup = RolloutSetup(locals(), clipped_pendulum_env)
     normalizer = ObservationNormalizer((N_STATE,)) if normalize else None
     model = ActorCritic(

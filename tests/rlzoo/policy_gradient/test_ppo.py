@@ -146,7 +146,7 @@ def test_ppo_resume_in_a_fresh_process_is_bit_identical(tmp_path, one_thread):
         # one env (a vectorised run cannot be resumed); a checkpoint mid-rollout and
         # mid-episode, with the normalisers' and the annealing's state
         ex = registry.make("PPO_Pendulum", 0, n_envs=1, n_steps=256, steps=2000,
-                           eval_every=10_000)
+                           eval_every=10_000, anneal=True)
         ex.hook = ex.hook + Checkpoint(tmp_path / directory, every=1000, keep=3)
         return ex
 
