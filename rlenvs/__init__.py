@@ -8,7 +8,7 @@
   (``CartPoleEnv``, ``MountainCarEnv``, ``ContinuousMountainCarEnv``, ``PendulumEnv``,
   ``AcrobotEnv``), Atari (``AtariEnv``) and games (``RockPaperScissorsEnv``, ``TicTacToeEnv``,
   ``KuhnPokerEnv``, ``TinyHanabiEnv``, ``PigEnv``, ``SpeakerListenerEnv``).
-* Wrappers (:mod:`rlenvs.wrappers`), ``MultiAgentPolicy``.
+* Wrappers (:mod:`rlenvs.wrappers`).
 * Adapters: ``GymEnv`` / ``to_gymnasium``; ``PettingZooEnv`` / ``to_pettingzoo`` (loaded on first
   use: PettingZoo is an optional dependency, so they are not in ``__all__``).
 * ``MultiThreadEnv``: vectorised environments with their own ``run`` loop.
@@ -47,7 +47,6 @@ from rlenvs.infinite_variance import InfiniteVarianceEnv
 from rlenvs.jacks_car_rental import JacksCarRentalEnv
 from rlenvs.maximization_bias import MaximizationBiasEnv
 from rlenvs.monty_hall import MontyHallEnv
-from rlenvs.multi_agent_policy import MultiAgentPolicy, PlayerView
 from rlenvs.multi_arm_bandits import BatchMultiArmBanditsEnv, MultiArmBanditsEnv
 from rlenvs.random_walk_1d import RandomWalk1D
 from rlenvs.registry import ENVS, list_envs, make
@@ -75,7 +74,7 @@ __all__ = [
     "GraphShortestPathEnv", "AtariEnv",
     "RockPaperScissorsEnv", "TicTacToeEnv", "KuhnPokerEnv",
     "TinyHanabiEnv", "PigEnv", "SpeakerListenerEnv",
-    "ENVS", "make", "list_envs", "GymnasiumEnv", "to_gymnasium", "MultiAgentPolicy", "PlayerView",
+    "ENVS", "make", "list_envs", "GymnasiumEnv", "to_gymnasium",
     "MultiThreadEnv", "VectorEnv", "SubEnv", "SubEnvError",
     "CartPoleEnv", "MountainCarEnv", "ContinuousMountainCarEnv", "PendulumEnv", "AcrobotEnv",
     "AbstractEnvWrapper", "StateTransformedEnv", "ActionTransformedEnv", "ClipActionEnv",

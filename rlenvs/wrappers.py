@@ -38,6 +38,7 @@ from rlcore.envs import (
     SEQUENTIAL, SIMULTANEOUS, STOCHASTIC, AbstractEnv, ExplicitStochastic, FullActionSet,
     check_action_in_space,
 )
+from rlcore.envs.wrapper import AbstractEnvWrapper, styled_state, styled_state_space
 from rlcore.utils.random import make_rng
 
 __all__ = [
@@ -50,106 +51,6 @@ __all__ = [
 
 def _identity(x):
     return x
-
-
-def _forward_trait(name):
-    return property(lambda self: getattr(self.inner, name),
-                    doc=f"The inner environment's ``{name}``.")
-
-
-def _state(env, player, style):
-    """``env.state(player)``, passing ``style`` only when one is asked for."""
-    return env.state(player) if style is None else env.state(player, style=style)
-
-
-def _state_space(env, player, style):
-    return env.state_space(player) if style is None else env.state_space(player, style=style)
-
-
-class AbstractEnvWrapper(AbstractEnv):
-    """Base class of wrappers: forwards the interface and the traits to ``inner``."""
-
-    NumAgentStyle = _forward_trait("NumAgentStyle")
-    DynamicStyle = _forward_trait("DynamicStyle")
-    InformationStyle = _forward_trait("InformationStyle")
-    ChanceStyle = _forward_trait("ChanceStyle")
-    RewardStyle = _forward_trait("RewardStyle")
-    UtilityStyle = _forward_trait("UtilityStyle")
-    ActionStyle = _forward_trait("ActionStyle")
-    StateStyle = _forward_trait("StateStyle")
-
-    def __init__(self, env):
-        if not isinstance(env, AbstractEnv):
-            raise TypeError(f"{type(self).__name__} wraps an rlcore AbstractEnv, got {env!r}")
-        self.inner = env
-
-    @property
-    def innermost(self):
-        """The environment at the bottom of the stack of wrappers."""
-        env = self.inner
-        while isinstance(env, AbstractEnvWrapper):
-            env = env.inner
-        return env
-
-    def __getattr__(self, name):
-        # Only called when normal lookup fails; "inner" itself missing means a half-built object.
-        if name == "inner" or name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    def reset(self):
-        self.inner.reset()
-
-    def __call__(self, action):
-        self.inner(action)
-
-    def state(self, player=None, style=None):
-        return _state(self.inner, player, style)
-
-    def state_space(self, player=None, style=None):
-        return _state_space(self.inner, player, style)
-
-    def reward(self, player=None):
-        return self.inner.reward(player)
-
-    def is_terminated(self):
-        return self.inner.is_terminated()
-
-    def is_truncated(self):
-        return self.inner.is_truncated()
-
-    def action_space(self, player=None):
-        return self.inner.action_space(player)
-
-    def legal_action_space(self, player=None):
-        return self.inner.legal_action_space(player)
-
-    def legal_action_space_mask(self, player=None):
-        return self.inner.legal_action_space_mask(player)
-
-    def current_player(self):
-        return self.inner.current_player()
-
-    def players(self):
-        return self.inner.players()
-
-    def chance_player(self):
-        return self.inner.chance_player()
-
-    def prob(self, player=None):
-        return self.inner.prob(player)
-
-    def render(self, mode="text"):
-        return self.inner.render(mode)
-
-    def close(self):
-        """Close the inner environment, if it can be closed."""
-        close = getattr(self.inner, "close", None)
-        if close is not None:
-            close()
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self.inner!r})"
 
 
 class StateTransformedEnv(AbstractEnvWrapper):
@@ -171,10 +72,10 @@ class StateTransformedEnv(AbstractEnvWrapper):
         self.state_space_mapping = state_space_mapping
 
     def state(self, player=None, style=None):
-        return self.state_mapping(_state(self.inner, player, style))
+        return self.state_mapping(styled_state(self.inner, player, style))
 
     def state_space(self, player=None, style=None):
-        return self.state_space_mapping(_state_space(self.inner, player, style))
+        return self.state_space_mapping(styled_state_space(self.inner, player, style))
 
 
 class ActionTransformedEnv(AbstractEnvWrapper):
@@ -348,10 +249,10 @@ class StateCachedEnv(AbstractEnvWrapper):
         try:
             return self._cache[key]
         except KeyError:
-            value = self._cache[key] = _state(self.inner, player, style)
+            value = self._cache[key] = styled_state(self.inner, player, style)
             return value
         except TypeError:  # an unhashable player: no caching
-            return _state(self.inner, player, style)
+            return styled_state(self.inner, player, style)
 
 
 class MaxTimeoutEnv(AbstractEnvWrapper):
@@ -422,10 +323,10 @@ class DefaultStateStyleEnv(AbstractEnvWrapper):
         return None if style is self.inner.DefaultStateStyle else style
 
     def state(self, player=None, style=None):
-        return _state(self.inner, player, self._inner_style(style))
+        return styled_state(self.inner, player, self._inner_style(style))
 
     def state_space(self, player=None, style=None):
-        return _state_space(self.inner, player, self._inner_style(style))
+        return styled_state_space(self.inner, player, self._inner_style(style))
 
     def __repr__(self):
         return f"DefaultStateStyleEnv({self.inner!r}, {self.style!r})"

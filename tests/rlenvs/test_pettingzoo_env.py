@@ -17,9 +17,9 @@ from rlcore.envs import (
     test_interfaces,
     test_runnable,
 )
+from rlcore import MultiAgentPolicy
 from rlenvs import (
     KuhnPokerEnv,
-    MultiAgentPolicy,
     PettingZooEnv,
     PigEnv,
     RockPaperScissorsEnv,

@@ -1,16 +1,16 @@
-"""Tests of rlenvs/multi_agent_policy.py."""
+"""Tests of rlcore/policies/multi_agent.py."""
 
 import numpy as np
 import pytest
 
 from rlcore import (
-    Agent, DoEveryNEpisode, RandomPolicy, StepsPerEpisode, StopAfterEpisode, StopAfterStep,
+    Agent, ChancePolicy, DoEveryNEpisode, MultiAgentHook, MultiAgentPolicy, PlayerView,
+    RandomPolicy, StepsPerEpisode, StopAfterEpisode, StopAfterStep, TotalRewardPerEpisode,
     VectorSARTTrajectory, run,
 )
 from rlcore.dispatch import check_ambiguities
 from rlenvs import (
-    KuhnPokerEnv, MultiAgentPolicy, PlayerView, RockPaperScissorsEnv, SpeakerListenerEnv,
-    StochasticEnv, TicTacToeEnv,
+    KuhnPokerEnv, RockPaperScissorsEnv, SpeakerListenerEnv, StochasticEnv, TicTacToeEnv,
 )
 from rlenvs.games.kuhn_poker import INFO_SETS
 
@@ -124,3 +124,52 @@ def test_player_view_and_errors():
     with pytest.raises(TypeError):
         MultiAgentPolicy({})
     check_ambiguities()
+
+
+def test_chance_policy_samples_prob():
+    # Kuhn poker deals 3 cards uniformly, then 2 of the remaining: each first card ~ 1/3.
+    env = KuhnPokerEnv()
+    chance = ChancePolicy(seed=0)
+    first = []
+    for _ in range(3000):
+        env.reset()
+        first.append(chance(env))
+        env(first[-1])
+        second = chance(env)
+        assert second != first[-1]  # a dealt card has probability 0
+    assert np.allclose(np.bincount(first, minlength=3) / 3000, 1 / 3, atol=0.03)
+    assert np.allclose(chance.action_probabilities(env), [0.5 if c != first[-1] else 0.0
+                                                          for c in range(3)])
+    assert ChancePolicy(seed=1)(env) == ChancePolicy(seed=1)(env)
+
+
+def test_multi_agent_hook_keeps_each_players_record():
+    # Tic-tac-toe is zero-sum: each episode's returns are opposite, and both hooks see every
+    # episode; PRE_ACT reaches only the mover's hook, so the acting counts add up to the steps.
+    env = TicTacToeEnv()
+    acts = {p: 0 for p in env.players()}
+
+    class CountActs(TotalRewardPerEpisode):
+        pass
+
+    from rlcore.dispatch import dispatch
+    from rlcore.hooks import on_stage
+    from rlcore.stages import PreActStage
+
+    @dispatch(CountActs, PreActStage, object, object, object)
+    def on_stage(hook, stage, policy, view, action):  # noqa: F811
+        acts[view.player] += 1
+        assert view.legal_action_space_mask()[action]
+
+    hooks = {p: CountActs() for p in env.players()}
+    policy = MultiAgentPolicy({p: RandomPolicy(seed=i) for i, p in enumerate(env.players())})
+    steps = StepsPerEpisode()
+    run(policy, env, StopAfterEpisode(30), MultiAgentHook(hooks) + steps)
+    cross, nought = (hooks[p].rewards for p in env.players())
+    assert len(cross) == len(nought) == 30
+    assert np.allclose(np.add(cross, nought), 0.0) and set(cross) <= {-1.0, 0.0, 1.0}
+    assert sum(acts.values()) == sum(steps.steps)
+    with pytest.raises(TypeError, match="AbstractHook"):
+        MultiAgentHook({"cross": print})
+    with pytest.raises(TypeError, match="MultiAgentPolicy"):
+        run(RandomPolicy(seed=0), env, StopAfterEpisode(1), MultiAgentHook(hooks))

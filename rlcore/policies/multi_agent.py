@@ -1,21 +1,29 @@
-"""``MultiAgentPolicy``: one policy per player of a multi-agent environment, after RL.jl's
-``MultiAgentManager``.
+"""Multi-agent policies and hooks, after RL.jl's ``MultiAgentManager`` and ``MultiAgentHook``.
 
-This belongs in ``rlcore/policies/`` (docs/architecture.md §1 lists it there); it lives in
-``rlenvs`` until it moves.
+* :class:`MultiAgentPolicy`: one policy per player (sequential and simultaneous games);
+* :class:`MultiAgentHook`: one hook per player, each seeing the game as its player does;
+* :class:`PlayerView`: a multi-agent environment as one player sees it;
+* :class:`ChancePolicy`: plays the chance player by sampling ``env.prob()``.
+
+Chance nodes are either played by a :class:`ChancePolicy` (sampled outcomes, as here), hidden by
+:class:`rlenvs.StochasticEnv`, or enumerated with their explicit probabilities by the game-tree
+tools of :mod:`rlzoo.multi_agent.game_tree`.
 """
 
 import attrs
+import numpy as np
 
 from rlcore.dispatch import dispatch, update
 from rlcore.envs import SIMULTANEOUS, AbstractEnv
+from rlcore.envs.wrapper import AbstractEnvWrapper
+from rlcore.hooks import AbstractHook, on_stage
 from rlcore.policies.base import AbstractPolicy
 from rlcore.stages import (
     POST_ACT_STAGE, AbstractStage, PostActStage, PostExperimentStage, PreActStage, PreEpisodeStage,
 )
-from rlenvs.wrappers import AbstractEnvWrapper
+from rlcore.utils.random import make_rng
 
-__all__ = ["MultiAgentPolicy", "PlayerView"]
+__all__ = ["MultiAgentPolicy", "MultiAgentHook", "PlayerView", "ChancePolicy"]
 
 
 class PlayerView(AbstractEnvWrapper):
@@ -139,6 +147,17 @@ class MultiAgentPolicy(AbstractPolicy):
         player = env.current_player()
         return self._policy(env, player)(self.view(env, player))
 
+    def action_probabilities(self, env, player=None):
+        """``player``'s (default: the current player's) distribution over its action space at
+        this state, from its policy's ``action_probabilities(view, player)`` (game policies such
+        as CFR's average policy have one; it is what :func:`rlzoo.multi_agent.nash_conv`
+        evaluates)."""
+        player = env.current_player() if player is None else player
+        policy = self._policy(env, player)
+        if not hasattr(policy, "action_probabilities"):
+            raise TypeError(f"the policy of {player!r}, {type(policy).__name__}, has no "
+                            "action_probabilities(env, player); a game policy needs one")
+        return policy.action_probabilities(self.view(env, player), player)
 
 
 def _flush(policy, env, players):
@@ -204,3 +223,89 @@ def update(policy, env, stage):  # noqa: F811
             update(policy.policies[player], env, stage)
     if env.is_terminated() or env.is_truncated():
         _flush(policy, env, list(policy._pending))
+
+
+@attrs.define(eq=False)
+class ChancePolicy(AbstractPolicy):
+    """Plays the chance player of an EXPLICIT_STOCHASTIC environment: samples an action from
+    ``env.prob()`` with ``rng`` (or ``seed``).
+
+    >>> from rlenvs import KuhnPokerEnv
+    >>> from rlcore import RandomPolicy, run, StopAfterEpisode
+    >>> env = KuhnPokerEnv()
+    >>> players = {p: RandomPolicy(seed=i) for i, p in enumerate(env.players())}
+    >>> _ = run(MultiAgentPolicy({**players, env.chance_player(): ChancePolicy(seed=0)}), env,
+    ...         StopAfterEpisode(2))
+    """
+
+    rng: object = attrs.field(default=None)
+    seed: object = attrs.field(default=None, repr=False)
+
+    def __attrs_post_init__(self):
+        self.rng = make_rng(self.rng, self.seed)
+
+    def __call__(self, env):
+        p = np.asarray(env.prob(), dtype=np.float64)
+        if p.ndim != 1 or not np.all(p >= 0) or not np.isclose(p.sum(), 1.0):
+            raise ValueError(f"{env!r}: prob() must be a probability vector over the chance "
+                             f"player's actions, got {p!r}")
+        return int(self.rng.choice(len(p), p=p))
+
+    def action_probabilities(self, env, player=None):
+        """The chance player's distribution, ``env.prob()``."""
+        return np.asarray(env.prob(), dtype=np.float64)
+
+
+@attrs.define(eq=False)
+class MultiAgentHook(AbstractHook):
+    """One hook per player: ``hooks`` maps players to hooks, each called with that player's
+    policy and its :class:`PlayerView` of the environment, so single-agent hooks
+    (``TotalRewardPerEpisode``, ``StepsPerEpisode``, a logger) keep one player's record.
+
+    Stages: experiment and episode stages and every ``POST_ACT`` reach every player's hook (its
+    view's ``reward()`` is its own reward from that step); ``PRE_ACT`` reaches the hooks of the
+    players who act, with their own action (in a simultaneous game, their part of the joint
+    action). Works with a :class:`MultiAgentPolicy`.
+
+    >>> from rlcore import RandomPolicy, StopAfterEpisode, TotalRewardPerEpisode, run
+    >>> from rlenvs import TicTacToeEnv
+    >>> env = TicTacToeEnv()
+    >>> policy = MultiAgentPolicy({p: RandomPolicy(seed=i) for i, p in enumerate(env.players())})
+    >>> hook = run(policy, env, StopAfterEpisode(10),
+    ...            MultiAgentHook({p: TotalRewardPerEpisode() for p in env.players()}))
+    >>> [len(hook[p].rewards) for p in env.players()]
+    [10, 10]
+    """
+
+    hooks: dict = attrs.field()
+
+    @hooks.validator
+    def _check_hooks(self, attribute, hooks):
+        if not isinstance(hooks, dict) or not hooks:
+            raise TypeError(f"hooks must be a non-empty dict player -> hook, got {hooks!r}")
+        for player, hook in hooks.items():
+            if not isinstance(hook, AbstractHook):
+                raise TypeError(f"the hook of {player!r} must be an rlcore AbstractHook, got "
+                                f"{hook!r}")
+
+    def __getitem__(self, player):
+        return self.hooks[player]
+
+    def __call__(self, stage, policy, env, *action):
+        if not isinstance(policy, MultiAgentPolicy):
+            raise TypeError(f"MultiAgentHook works with a MultiAgentPolicy, got "
+                            f"{type(policy).__name__}")
+        if not action:
+            for player, hook in self.hooks.items():
+                hook(stage, policy._policy(env, player), policy.view(env, player))
+            return
+        (action,) = action
+        if env.DynamicStyle is SIMULTANEOUS:
+            acting = dict(zip(env.players(), action))
+        else:
+            acting = {env.current_player(): action}
+        for player, a in acting.items():
+            if player in self.hooks:
+                hook = self.hooks[player]
+                hook(stage, policy._policy(env, player), policy.view(env, player), a)
+
