@@ -16,7 +16,7 @@ import numpy as np
 from rlcore.dispatch import dispatch, update
 from rlcore.envs import SIMULTANEOUS, AbstractEnv
 from rlcore.envs.wrapper import AbstractEnvWrapper
-from rlcore.hooks import AbstractHook, on_stage
+from rlcore.hooks import AbstractHook
 from rlcore.policies.base import AbstractPolicy
 from rlcore.stages import (
     POST_ACT_STAGE, AbstractStage, PostActStage, PostExperimentStage, PreActStage, PreEpisodeStage,
