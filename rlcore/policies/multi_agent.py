@@ -157,7 +157,9 @@ class MultiAgentPolicy(AbstractPolicy):
         if not hasattr(policy, "action_probabilities"):
             raise TypeError(f"the policy of {player!r}, {type(policy).__name__}, has no "
                             "action_probabilities(env, player); a game policy needs one")
-        return policy.action_probabilities(self.view(env, player), player)
+        # a view of another env (a game tree's copy) must not replace the running env's views
+        view = self.view(env, player) if env is self._env else PlayerView(env, player)
+        return policy.action_probabilities(view, player)
 
 
 def _flush(policy, env, players):

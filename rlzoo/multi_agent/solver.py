@@ -1,0 +1,58 @@
+"""Iterative game solvers (CFR, MCCFR, Deep CFR, exploitability descent) in the run loop.
+
+A solver improves a policy for every player by sweeping or sampling the game tree, one
+*iteration* at a time, rather than by acting in the environment. As RL.jl's ``run`` for its CFR
+policies, ``run(solver, env, stop_condition, hook)`` treats one iteration as one step: the
+stages are the run loop's, so ``StopAfterStep(n)`` stops after ``n`` iterations and
+``DoEveryNStep``, ``TimePerStep`` or a :class:`~rlzoo.multi_agent.hooks.NashConvHook` work as
+they do for an agent::
+
+    hook(PRE_EXPERIMENT);  update(solver, env, PRE_EXPERIMENT_STAGE)
+    repeat:
+        update(solver, env, POST_ACT_STAGE)     # one iteration: the solver's rule
+        hook(POST_ACT_STAGE, solver, env)
+        until stop_condition(solver, env)
+    hook(POST_EXPERIMENT);  update(solver, env, POST_EXPERIMENT_STAGE)
+
+A solver is a game policy: ``action_probabilities(env, player)`` is its current output policy
+(CFR's average policy) and ``solver(env)`` samples it, so it can play through a
+``MultiAgentPolicy`` and be measured by :func:`~rlzoo.multi_agent.exploitability.nash_conv`.
+"""
+
+import numpy as np
+
+from rlcore.dispatch import dispatch, update
+from rlcore.envs.base import AbstractEnv
+from rlcore.policies.base import AbstractPolicy
+from rlcore.stages import POST_ACT_STAGE, POST_EXPERIMENT_STAGE, PRE_EXPERIMENT_STAGE
+
+__all__ = ["AbstractGameSolver"]
+
+
+class AbstractGameSolver(AbstractPolicy):
+    """Base class of iterative solvers. Subclasses define ``action_probabilities(env,
+    player=None)`` and the iteration rule ``@dispatch(TheSolver, AbstractEnv, PostActStage)
+    def update(solver, env, stage)``; sampling an action uses ``self.rng``."""
+
+    def action_probabilities(self, env, player=None):
+        raise NotImplementedError(f"{type(self).__name__} must define action_probabilities")
+
+    def __call__(self, env):
+        p = np.asarray(self.action_probabilities(env), dtype=np.float64)
+        return int(self.rng.choice(len(p), p=p / p.sum()))
+
+
+@dispatch(AbstractGameSolver, AbstractEnv, object, object)
+def run_loop(solver, env, stop_condition, hook):  # noqa: F811
+    """The solver loop of this module's docstring: one iteration per step."""
+    hook(PRE_EXPERIMENT_STAGE, solver, env)
+    update(solver, env, PRE_EXPERIMENT_STAGE)
+    is_stop = False
+    while not is_stop:
+        update(solver, env, POST_ACT_STAGE)
+        hook(POST_ACT_STAGE, solver, env)
+        is_stop = stop_condition(solver, env)
+    hook(POST_EXPERIMENT_STAGE, solver, env)
+    update(solver, env, POST_EXPERIMENT_STAGE)
+    return hook
+
