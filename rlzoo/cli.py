@@ -13,7 +13,9 @@ unknown name or key fails with the list of valid ones, in one line.
 
 A run prints its parameters in a few lines (the whole component tree with ``--tree``), a
 progress bar when stderr is a terminal, each evaluation, and ends with a summary: episodes, mean
-of the last 100 returns, best evaluation, wall time and steps per second. Ctrl-C stops it after
+of the last 100 returns, best evaluation, wall time and steps per second (a game solver, such as
+``TabularCFR_KuhnPoker``, prints its NashConv as it trains and ends with the last NashConv and
+iterations per second; ``--plot`` then draws NashConv against iterations). Ctrl-C stops it after
 the current step ("interrupted at step N", the summary so far, exit status 130); a second Ctrl-C
 stops at once.
 
@@ -179,6 +181,11 @@ def _run(args):
         else:
             experiment = _make(name, seed, shown)
             print(header(name, seed, {**valid, **shown}, experiment.description))
+            if out is not None and _is_solver(experiment.policy):
+                raise UsageError(f"--out saves and resumes agents that act in episodes; "
+                                 f"{name} is a game solver ({type(experiment.policy).__name__})"
+                                 f" and has no checkpoints: run it without --out (--plot PNG "
+                                 f"saves its nash_conv curve)")
             if out is not None:
                 _start_out_dir(out, name, seed, overrides, args.checkpoint_every, experiment)
         if args.tree:
@@ -191,13 +198,22 @@ def _run(args):
     finally:
         torch.set_num_threads(previous_threads)
     returns = find_hook(hook, TotalRewardPerEpisode)
+    nash = _nash_conv_hook(hook)
     if interrupted:
         print(f"interrupted at step {steps_taken(experiment.stop_condition)}")
-    print(summary(returns.rewards if returns else [], evaluation, seconds, since))
+    if _is_solver(experiment.policy):
+        print(solver_summary(nash, seconds, steps_taken(experiment.stop_condition)))
+    else:
+        print(summary(returns.rewards if returns else [], evaluation, seconds, since))
+        if nash is not None and nash.values:
+            print(f"nash_conv: {nash.values[-1]:.6f} at step {nash.steps[-1]}")
     if out is not None:
         _finish_out_dir(out, experiment)
     if args.plot is not None:
-        _plot(args.plot, returns, evaluation)
+        if nash is not None and nash.values:
+            _plot_nash_conv(args.plot, nash)
+        else:
+            _plot(args.plot, returns, evaluation)
         print(f"plot: {args.plot}")
     return INTERRUPTED if interrupted else 0
 
@@ -353,6 +369,29 @@ def _plot(path, returns, evaluation):
     figure.savefig(path, dpi=100)
 
 
+def _is_solver(policy):
+    from rlzoo.multi_agent.solver import AbstractGameSolver
+
+    return isinstance(policy, AbstractGameSolver)
+
+
+def _nash_conv_hook(hook):
+    from rlzoo.experiments.common import find_hook
+    from rlzoo.multi_agent.hooks import NashConvHook
+
+    return find_hook(hook, NashConvHook)
+
+
+def _plot_nash_conv(path, nash):
+    """A PNG of NashConv against steps (solver iterations or env steps), log scale."""
+    from rlcore.plotting import plot_learning_curves
+
+    figure = plot_learning_curves({"nash_conv": nash}, band=None, ylabel="NashConv",
+                                  xlabel="iterations" if nash.t and nash.steps else "steps")
+    figure.axes[0].set_yscale("log")
+    figure.savefig(path, dpi=100)
+
+
 def _has_points(run, tag):
     from rlcore.plotting import learning_curve
 
@@ -500,6 +539,19 @@ def summary(returns, evaluation, seconds, since=(0, 0.0)):
     if steps:
         total = f" (of {evaluation.t})" if since[0] else ""
         lines.append(f"steps: {steps}{total}, {steps / seconds:.0f} steps/s")
+    return "\n".join(lines)
+
+
+def solver_summary(nash, seconds, iterations):
+    """The closing lines of a game solver's run: NashConv reached, wall time, iterations/s."""
+    lines = []
+    if nash is not None and nash.values:
+        lines.append(f"nash_conv: {nash.values[-1]:.6f} after {nash.steps[-1]} iterations "
+                     f"(first measured {nash.values[0]:.6f} at {nash.steps[0]})")
+    lines.append(f"wall time: {seconds:.1f} s")
+    if isinstance(iterations, int) and seconds > 0:
+        lines.append(f"iterations: {iterations}, {iterations / seconds:.1f} iterations/s "
+                     "(NashConv measurements included)")
     return "\n".join(lines)
 
 

@@ -1,9 +1,13 @@
-"""Hooks for games: :class:`NashConvHook` records the NashConv of the policy being trained."""
+"""Hooks for games: :class:`NashConvHook` records the NashConv of the policy being trained
+(``rlcore.plotting.learning_curve(hook, tag)`` reads it back as ``(steps, values)``)."""
 
 import attrs
 
+import numpy as np
+
 from rlcore.dispatch import dispatch
 from rlcore.hooks import AbstractHook, on_stage
+from rlcore.plotting import learning_curve
 from rlcore.stages import PostActStage, PostExperimentStage
 from rlcore.utils.validators import positive_int
 from rlzoo.multi_agent.exploitability import nash_conv
@@ -64,3 +68,10 @@ def on_stage(hook, stage, policy, env):  # noqa: F811
 def on_stage(hook, stage, policy, env):  # noqa: F811
     if hook.t > 0 and (not hook.steps or hook.steps[-1] != hook.t):
         hook.measure(policy)
+
+
+@dispatch(NashConvHook, str)
+def learning_curve(hook, tag):  # noqa: F811
+    """``(steps, nash_conv values)``; ``tag`` is ignored (one series)."""
+    return np.asarray(hook.steps, dtype=np.float64), np.asarray(hook.values, dtype=np.float64)
+

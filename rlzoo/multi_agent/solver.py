@@ -25,6 +25,7 @@ from rlcore.dispatch import dispatch, update
 from rlcore.envs.base import AbstractEnv
 from rlcore.policies.base import AbstractPolicy
 from rlcore.stages import POST_ACT_STAGE, POST_EXPERIMENT_STAGE, PRE_EXPERIMENT_STAGE
+from rlenvs.vector_env import MultiThreadEnv
 
 __all__ = ["AbstractGameSolver"]
 
@@ -55,4 +56,10 @@ def run_loop(solver, env, stop_condition, hook):  # noqa: F811
     hook(POST_EXPERIMENT_STAGE, solver, env)
     update(solver, env, POST_EXPERIMENT_STAGE)
     return hook
+
+
+@dispatch(AbstractGameSolver, MultiThreadEnv, object, object)
+def run_loop(solver, env, stop_condition, hook):  # noqa: F811
+    raise TypeError(f"{type(solver).__name__} solves one game from its tree; run it on the game "
+                    f"itself, not on a vectorised {env!r}")
 

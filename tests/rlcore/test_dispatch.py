@@ -1,9 +1,16 @@
 import pytest
 
-import rlcore  # noqa: F401  (registers every core rule)
-import rlenvs  # noqa: F401
-import rlzoo.dqns  # noqa: F401  (the replay learners' PreActStage rules)
-import rlzoo.tabular  # noqa: F401
+import importlib
+import pkgutil
+
+import rlcore
+import rlenvs
+import rlzoo
+
+# Every module of the three packages registers its rules, so the check below sees them all.
+for _package in (rlcore, rlenvs, rlzoo):
+    for _module in pkgutil.walk_packages(_package.__path__, _package.__name__ + "."):
+        importlib.import_module(_module.name)
 from rlcore.dispatch import NAMESPACE, AmbiguityError, check_ambiguities, dispatch, generic
 
 
