@@ -7,7 +7,7 @@
   ``BitFlippingEnv``, ``GraphShortestPathEnv``), classic control over Gymnasium
   (``CartPoleEnv``, ``MountainCarEnv``, ``ContinuousMountainCarEnv``, ``PendulumEnv``,
   ``AcrobotEnv``), Atari (``AtariEnv``) and games (``RockPaperScissorsEnv``, ``TicTacToeEnv``,
-  ``KuhnPokerEnv``, ``TinyHanabiEnv``, ``PigEnv``, ``SpeakerListenerEnv``).
+  ``KuhnPokerEnv``, ``LeducPokerEnv``, ``TinyHanabiEnv``, ``PigEnv``, ``SpeakerListenerEnv``).
 * Wrappers (:mod:`rlenvs.wrappers`).
 * Adapters: ``GymEnv`` / ``to_gymnasium``; ``PettingZooEnv`` / ``to_pettingzoo`` (loaded on first
   use: PettingZoo is an optional dependency, so they are not in ``__all__``).
@@ -27,6 +27,7 @@ from rlenvs.classic_control import (
 from rlenvs.gamblers_problem import GamblersProblemEnv
 from rlenvs.games import (
     KuhnPokerEnv,
+    LeducPokerEnv,
     PigEnv,
     RockPaperScissorsEnv,
     SpeakerListenerEnv,
@@ -72,7 +73,7 @@ __all__ = [
     "JacksCarRentalEnv", "GamblersProblemEnv", "BlackjackEnv", "InfiniteVarianceEnv",
     "MaximizationBiasEnv", "TigerProblemEnv", "MontyHallEnv", "BitFlippingEnv",
     "GraphShortestPathEnv", "AtariEnv",
-    "RockPaperScissorsEnv", "TicTacToeEnv", "KuhnPokerEnv",
+    "RockPaperScissorsEnv", "TicTacToeEnv", "KuhnPokerEnv", "LeducPokerEnv",
     "TinyHanabiEnv", "PigEnv", "SpeakerListenerEnv",
     "ENVS", "make", "list_envs", "GymnasiumEnv", "to_gymnasium",
     "MultiThreadEnv", "VectorEnv", "SubEnv", "SubEnvError",

@@ -24,6 +24,7 @@ from rlenvs.classic_control import (
     AcrobotEnv, CartPoleEnv, ContinuousMountainCarEnv, MountainCarEnv, PendulumEnv,
 )
 from rlenvs.games.kuhn_poker import KuhnPokerEnv
+from rlenvs.games.leduc_poker import LeducPokerEnv
 from rlenvs.games.pig import PigEnv
 from rlenvs.games.rock_paper_scissors import RockPaperScissorsEnv
 from rlenvs.games.speaker_listener import SpeakerListenerEnv
@@ -65,6 +66,7 @@ ENVS = {
     "RockPaperScissorsEnv": RockPaperScissorsEnv,
     "TicTacToeEnv": TicTacToeEnv,
     "KuhnPokerEnv": KuhnPokerEnv,
+    "LeducPokerEnv": LeducPokerEnv,
     "TinyHanabiEnv": TinyHanabiEnv,
     "PigEnv": PigEnv,
     "SpeakerListenerEnv": SpeakerListenerEnv,

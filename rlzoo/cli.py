@@ -204,7 +204,11 @@ def _run(args):
     if _is_solver(experiment.policy):
         print(solver_summary(nash, seconds, steps_taken(experiment.stop_condition)))
     else:
-        print(summary(returns.rewards if returns else [], evaluation, seconds, since))
+        players = _player_returns(hook) if returns is None else {}
+        if players:
+            print(player_summary(players, seconds))
+        else:
+            print(summary(returns.rewards if returns else [], evaluation, seconds, since))
         if nash is not None and nash.values:
             print(f"nash_conv: {nash.values[-1]:.6f} at step {nash.steps[-1]}")
     if out is not None:
@@ -539,6 +543,30 @@ def summary(returns, evaluation, seconds, since=(0, 0.0)):
     if steps:
         total = f" (of {evaluation.t})" if since[0] else ""
         lines.append(f"steps: {steps}{total}, {steps / seconds:.0f} steps/s")
+    return "\n".join(lines)
+
+
+def _player_returns(hook):
+    """``{player: TotalRewardPerEpisode}`` from a ``MultiAgentHook`` in ``hook``, or ``{}``."""
+    from rlcore import MultiAgentHook, TotalRewardPerEpisode
+    from rlzoo.experiments.common import find_hook
+
+    per_player = find_hook(hook, MultiAgentHook)
+    if per_player is None:
+        return {}
+    return {p: h for p, h in per_player.hooks.items() if isinstance(h, TotalRewardPerEpisode)}
+
+
+def player_summary(players, seconds):
+    """The closing lines of a multi-agent run: episodes, each player's mean return of the last
+    100 episodes, wall time."""
+    lines = [f"episodes: {max(len(h.rewards) for h in players.values())}"]
+    for player, h in players.items():
+        last = h.rewards[-100:]
+        if last:
+            lines.append(f"{player}: mean return of the last {len(last)} episodes: "
+                         f"{sum(last) / len(last):.2f}")
+    lines.append(f"wall time: {seconds:.1f} s")
     return "\n".join(lines)
 
 

@@ -34,8 +34,8 @@ from gymnasium import spaces
 
 from rlcore import (
     AbstractStopCondition, Agent, BatchSampler, CircularArrayPSARTTrajectory,
-    CircularArraySARTSTrajectory, CircularArraySARTTrajectory, ComposedStopCondition,
-    DistributionExplorer, EpsilonGreedyExplorer, EvaluateEveryNStep, Experiment,
+    CircularArraySARTSTrajectory, CircularArraySARTTrajectory, ComposedHook,
+    ComposedStopCondition, DistributionExplorer, EpsilonGreedyExplorer, EvaluateEveryNStep, Experiment,
     NeuralNetworkApproximator, NStepBatchSampler, QBasedPolicy, ReplaySchedule, RolloutSchedule,
     StopAfterStep, TotalRewardPerEpisode,
 )
@@ -265,7 +265,7 @@ class StopWhenEvaluated(AbstractStopCondition):
 
 def find_hook(hook, cls):
     """The first hook of type ``cls`` in ``hook`` (a single or composed hook), or ``None``."""
-    for h in getattr(hook, "hooks", (hook,)):
+    for h in hook.hooks if isinstance(hook, ComposedHook) else (hook,):
         if isinstance(h, cls):
             return h
     return None

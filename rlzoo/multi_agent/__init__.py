@@ -5,12 +5,21 @@
 * :mod:`rlzoo.multi_agent.exploitability`: :func:`expected_policy_values`,
   :class:`BestResponsePolicy`, :func:`nash_conv`, :func:`exploitability`;
 * :mod:`rlzoo.multi_agent.solver`: :class:`AbstractGameSolver`, run one iteration per step;
-* :mod:`rlzoo.multi_agent.hooks`: :class:`NashConvHook`.
+* :mod:`rlzoo.multi_agent.hooks`: :class:`NashConvHook`;
+* :mod:`rlzoo.multi_agent.minimax`: :class:`MinimaxPolicy` (alpha-beta).
 """
 
+from rlzoo.multi_agent.exploitability import (
+    BestResponsePolicy, expected_policy_values, exploitability, nash_conv,
+)
 from rlzoo.multi_agent.game_tree import (
     CHANCE, TERMINAL, GameTree, TabularGamePolicy, TabularRandomPolicy, default_info_key,
 )
+from rlzoo.multi_agent.hooks import NashConvHook
+from rlzoo.multi_agent.minimax import MinimaxPolicy, check_minimax_game
+from rlzoo.multi_agent.solver import AbstractGameSolver
 
 __all__ = ["GameTree", "TabularGamePolicy", "TabularRandomPolicy", "default_info_key", "CHANCE",
-           "TERMINAL"]
+           "TERMINAL", "expected_policy_values", "BestResponsePolicy", "nash_conv",
+           "exploitability", "NashConvHook", "AbstractGameSolver", "MinimaxPolicy",
+           "check_minimax_game"]

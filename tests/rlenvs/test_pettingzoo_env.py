@@ -20,6 +20,7 @@ from rlcore.envs import (
 from rlcore import MultiAgentPolicy
 from rlenvs import (
     KuhnPokerEnv,
+    LeducPokerEnv,
     PettingZooEnv,
     PigEnv,
     RockPaperScissorsEnv,
@@ -31,7 +32,7 @@ from rlenvs import (
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # PettingZoo's style advice
 
-SEQUENTIAL_GAMES = [TicTacToeEnv, KuhnPokerEnv, TinyHanabiEnv, lambda seed: PigEnv(
+SEQUENTIAL_GAMES = [TicTacToeEnv, KuhnPokerEnv, LeducPokerEnv, TinyHanabiEnv, lambda seed: PigEnv(
     3, target_score=20, seed=seed)]
 SIMULTANEOUS_GAMES = [RockPaperScissorsEnv, SpeakerListenerEnv]
 
