@@ -6,9 +6,12 @@
   :class:`BestResponsePolicy`, :func:`nash_conv`, :func:`exploitability`;
 * :mod:`rlzoo.multi_agent.solver`: :class:`AbstractGameSolver`, run one iteration per step;
 * :mod:`rlzoo.multi_agent.hooks`: :class:`NashConvHook`;
-* :mod:`rlzoo.multi_agent.minimax`: :class:`MinimaxPolicy` (alpha-beta).
+* :mod:`rlzoo.multi_agent.minimax`: :class:`MinimaxPolicy` (alpha-beta);
+* solvers: :class:`TabularCFRPolicy` (CFR and CFR+), :class:`OutcomeSamplingMCCFRPolicy`,
+  :class:`ExternalSamplingMCCFRPolicy`.
 """
 
+from rlzoo.multi_agent.external_sampling_mccfr import ExternalSamplingMCCFRPolicy
 from rlzoo.multi_agent.exploitability import (
     BestResponsePolicy, expected_policy_values, exploitability, nash_conv,
 )
@@ -17,9 +20,12 @@ from rlzoo.multi_agent.game_tree import (
 )
 from rlzoo.multi_agent.hooks import NashConvHook
 from rlzoo.multi_agent.minimax import MinimaxPolicy, check_minimax_game
+from rlzoo.multi_agent.outcome_sampling_mccfr import OutcomeSamplingMCCFRPolicy
 from rlzoo.multi_agent.solver import AbstractGameSolver
+from rlzoo.multi_agent.tabular_cfr import TabularCFRPolicy
 
 __all__ = ["GameTree", "TabularGamePolicy", "TabularRandomPolicy", "default_info_key", "CHANCE",
            "TERMINAL", "expected_policy_values", "BestResponsePolicy", "nash_conv",
            "exploitability", "NashConvHook", "AbstractGameSolver", "MinimaxPolicy",
-           "check_minimax_game"]
+           "check_minimax_game", "TabularCFRPolicy", "OutcomeSamplingMCCFRPolicy",
+           "ExternalSamplingMCCFRPolicy"]
