@@ -28,16 +28,14 @@ import numpy as np
 
 from rlcore.dispatch import dispatch, update
 from rlcore.envs.base import AbstractEnv
-from rlcore.stages import PostActStage, PreExperimentStage
+from rlcore.stages import PostActStage
 from rlcore.utils.random import make_rng
 from rlzoo.multi_agent.game_tree import CHANCE, TERMINAL, GameTree
 from rlzoo.multi_agent.outcome_sampling_mccfr import sample_index
-from rlzoo.multi_agent.solver import AbstractGameSolver
+from rlzoo.multi_agent.solver import AbstractGameSolver, check_game_tree
 from rlzoo.multi_agent.tabular_cfr import (
     average_action_probabilities,
     average_policy,
-    check_game_tree,
-    check_solver_env,
     regret_matching,
 )
 
@@ -85,11 +83,6 @@ class ExternalSamplingMCCFRPolicy(AbstractGameSolver):
 
     def action_probabilities(self, env, player=None):
         return average_action_probabilities(self, env, player)
-
-
-@dispatch(ExternalSamplingMCCFRPolicy, AbstractEnv, PreExperimentStage)
-def update(solver, env, stage):  # noqa: F811
-    check_solver_env(solver, env)
 
 
 @dispatch(ExternalSamplingMCCFRPolicy, AbstractEnv, PostActStage)

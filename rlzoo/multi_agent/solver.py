@@ -24,15 +24,18 @@ import numpy as np
 from rlcore.dispatch import dispatch, update
 from rlcore.envs.base import AbstractEnv
 from rlcore.policies.base import AbstractPolicy
-from rlcore.stages import POST_ACT_STAGE, POST_EXPERIMENT_STAGE, PRE_EXPERIMENT_STAGE
+from rlcore.stages import (
+    POST_ACT_STAGE, POST_EXPERIMENT_STAGE, PRE_EXPERIMENT_STAGE, PreExperimentStage,
+)
 from rlenvs.vector_env import MultiThreadEnv
+from rlzoo.multi_agent.game_tree import GameTree
 
-__all__ = ["AbstractGameSolver"]
+__all__ = ["AbstractGameSolver", "check_solver_env", "check_game_tree"]
 
 
 class AbstractGameSolver(AbstractPolicy):
-    """Base class of iterative solvers. Subclasses define ``action_probabilities(env,
-    player=None)`` and the iteration rule ``@dispatch(TheSolver, AbstractEnv, PostActStage)
+    """Base class of iterative solvers, each holding the :class:`GameTree` it solves in
+    ``tree``. Subclasses define ``action_probabilities(env, player=None)`` and the iteration rule ``@dispatch(TheSolver, AbstractEnv, PostActStage)
     def update(solver, env, stage)``; sampling an action uses ``self.rng``."""
 
     def action_probabilities(self, env, player=None):
@@ -41,6 +44,28 @@ class AbstractGameSolver(AbstractPolicy):
     def __call__(self, env):
         p = np.asarray(self.action_probabilities(env), dtype=np.float64)
         return int(self.rng.choice(len(p), p=p / p.sum()))
+
+
+def check_solver_env(solver, env):
+    """Raise ``ValueError`` unless ``env`` is the game of ``solver.tree`` (the same class and
+    players): a solver iterates on its tree and only names the game through ``env``."""
+    tree_env = solver.tree.env_at(0)
+    if type(env) is not type(tree_env) or tuple(env.players()) != solver.tree.players:
+        raise ValueError(f"{type(solver).__name__} solves the game of its tree, {tree_env!r} "
+                         f"with players {solver.tree.players}; run was given {env!r} with "
+                         f"players {tuple(env.players())}")
+
+
+def check_game_tree(instance, attribute, tree):
+    """An attrs validator: ``tree`` is a :class:`GameTree`."""
+    if not isinstance(tree, GameTree):
+        raise TypeError(f"tree must be a GameTree, got {tree!r}; build one with GameTree(env)")
+
+
+@dispatch(AbstractGameSolver, AbstractEnv, PreExperimentStage)
+def update(solver, env, stage):  # noqa: F811
+    """Before the first iteration: ``env`` is the game of the solver's tree."""
+    check_solver_env(solver, env)
 
 
 @dispatch(AbstractGameSolver, AbstractEnv, object, object)

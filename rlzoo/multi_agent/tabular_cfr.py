@@ -41,19 +41,17 @@ import numpy as np
 
 from rlcore.dispatch import dispatch, update
 from rlcore.envs.base import AbstractEnv
-from rlcore.stages import PostActStage, PreExperimentStage
+from rlcore.stages import PostActStage
 from rlcore.utils.random import make_rng
 from rlcore.utils.validators import boolean, non_negative_int
 from rlzoo.multi_agent.game_tree import GameTree
-from rlzoo.multi_agent.solver import AbstractGameSolver
+from rlzoo.multi_agent.solver import AbstractGameSolver, check_game_tree
 
 __all__ = [
     "LevelOrder",
     "TabularCFRPolicy",
     "average_action_probabilities",
     "average_policy",
-    "check_game_tree",
-    "check_solver_env",
     "counterfactual_regrets",
     "regret_matching",
 ]
@@ -83,22 +81,6 @@ def average_action_probabilities(solver, env, player=None):
     row = average_policy(solver.cumulative_policy[i], solver.tree.infoset_legal[i]
                          / solver.tree.infoset_legal[i].sum())
     return row[:env.action_space(player).n]
-
-
-def check_solver_env(solver, env):
-    """Raise ``ValueError`` unless ``env`` is the game of ``solver.tree`` (the same class and
-    players): a solver iterates on its tree and only names the game through ``env``."""
-    tree_env = solver.tree.env_at(0)
-    if type(env) is not type(tree_env) or tuple(env.players()) != solver.tree.players:
-        raise ValueError(f"{type(solver).__name__} solves the game of its tree, {tree_env!r} "
-                         f"with players {solver.tree.players}; run was given {env!r} with "
-                         f"players {tuple(env.players())}")
-
-
-def check_game_tree(instance, attribute, tree):
-    """An attrs validator: ``tree`` is a :class:`GameTree`."""
-    if not isinstance(tree, GameTree):
-        raise TypeError(f"tree must be a GameTree, got {tree!r}; build one with GameTree(env)")
 
 
 @attrs.define(eq=False)
@@ -164,11 +146,6 @@ class TabularCFRPolicy(AbstractGameSolver):
 
     def action_probabilities(self, env, player=None):
         return average_action_probabilities(self, env, player)
-
-
-@dispatch(TabularCFRPolicy, AbstractEnv, PreExperimentStage)
-def update(solver, env, stage):  # noqa: F811
-    check_solver_env(solver, env)
 
 
 @dispatch(TabularCFRPolicy, AbstractEnv, PostActStage)
