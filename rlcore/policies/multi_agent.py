@@ -225,6 +225,11 @@ def update(policy, env, stage):  # noqa: F811
             update(policy.policies[player], env, stage)
     if env.is_terminated() or env.is_truncated():
         _flush(policy, env, list(policy._pending))
+    else:
+        # The player to act next has reached its next turn: its transition ends here, before
+        # it chooses its action, so a learner that learns at POST_ACT (PPO) acts with what it
+        # has just learned, as in a single-agent run.
+        _flush(policy, env, [env.current_player()])
 
 
 @attrs.define(eq=False)

@@ -199,9 +199,10 @@ def _sart(traces, absolute, last):
                   action=_gather(traces["action"], absolute))
     mask = traces.get("legal_actions_mask")
     if mask is not None:
-        # the SART layout: the mask of the next state is the next row's
         batch["legal_actions_mask"] = _gather(mask, absolute)
-        batch["next_legal_actions_mask"] = _gather(mask, last + offset)
+        if offset == 1:  # the SART layout: the mask of the next state is the next row's
+            batch["next_legal_actions_mask"] = _gather(mask, last + 1)
+        # (the SARTS layout records each row's mask with its state, none of its next state)
     batch["next_state"] = _gather(next_trace, last + offset)
     return batch
 

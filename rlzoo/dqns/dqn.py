@@ -62,15 +62,19 @@ class DQNLearner(AbstractReplayLearner):
 
 def dqn_target(learner, batch):
     """``r + γ^k (1 − terminal) Q_target(s', a*)`` (see the module doc), without gradient
-    (double DQN: ``a*`` from a forward of the online network over ``next_state``)."""
+    (double DQN: ``a*`` from a forward of the online network over ``next_state``). With a
+    ``next_legal_actions_mask`` in the batch (a trajectory that records masks, FULL_ACTION_SET)
+    ``a*`` ranges over the next state's legal actions only: an illegal action's value is never
+    trained, and bootstrapping from it overestimates."""
     with torch.no_grad():
         next_state = batch["next_state"]
         target_next = learner.approximator.target(next_state)
-        if learner.is_double:
-            best = learner.approximator(next_state).argmax(dim=1, keepdim=True)
-            next_value = target_next.gather(1, best).squeeze(1)
-        else:
-            next_value = target_next.max(dim=1).values
+        chooser = learner.approximator(next_state) if learner.is_double else target_next
+        legal = batch.get("next_legal_actions_mask")
+        if legal is not None:
+            chooser = chooser.masked_fill(~legal.bool(), float("-inf"))
+        best = chooser.argmax(dim=1, keepdim=True)
+        next_value = target_next.gather(1, best).squeeze(1)
         return bootstrapped_target(batch, learner.gamma, next_value)
 
 

@@ -7,6 +7,8 @@
 * :mod:`rlzoo.multi_agent.solver`: :class:`AbstractGameSolver`, run one iteration per step;
 * :mod:`rlzoo.multi_agent.hooks`: :class:`NashConvHook`;
 * :mod:`rlzoo.multi_agent.minimax`: :class:`MinimaxPolicy` (alpha-beta);
+* :mod:`rlzoo.multi_agent.independent`: one single-agent learner per player
+  (:func:`independent_agents`) and evaluation against fixed opponents;
 * solvers: :class:`TabularCFRPolicy` (CFR and CFR+), :class:`OutcomeSamplingMCCFRPolicy`,
   :class:`ExternalSamplingMCCFRPolicy`.
 """
@@ -19,6 +21,9 @@ from rlzoo.multi_agent.game_tree import (
     CHANCE, TERMINAL, GameTree, TabularGamePolicy, TabularRandomPolicy, default_info_key,
 )
 from rlzoo.multi_agent.hooks import NashConvHook
+from rlzoo.multi_agent.independent import (
+    EvaluateAgainstEveryNStep, Outcomes, independent_agents, play_against,
+)
 from rlzoo.multi_agent.minimax import MinimaxPolicy, check_minimax_game
 from rlzoo.multi_agent.outcome_sampling_mccfr import OutcomeSamplingMCCFRPolicy
 from rlzoo.multi_agent.solver import AbstractGameSolver
@@ -28,4 +33,5 @@ __all__ = ["GameTree", "TabularGamePolicy", "TabularRandomPolicy", "default_info
            "TERMINAL", "expected_policy_values", "BestResponsePolicy", "nash_conv",
            "exploitability", "NashConvHook", "AbstractGameSolver", "MinimaxPolicy",
            "check_minimax_game", "TabularCFRPolicy", "OutcomeSamplingMCCFRPolicy",
-           "ExternalSamplingMCCFRPolicy"]
+           "ExternalSamplingMCCFRPolicy", "independent_agents", "play_against", "Outcomes",
+           "EvaluateAgainstEveryNStep"]

@@ -53,6 +53,23 @@ def test_double_dqn_picks_the_action_with_the_online_network():
     assert learner.approximator.model.weight[0, 0].item() == pytest.approx(1.18)
 
 
+def test_the_target_bootstraps_from_legal_actions_only():
+    learner = _learner()
+    _set_target(learner, [[0.0, 5.0], [0.0, 1.0]])
+    batch = make_batch([[1, 0]], [0], [1.0], [[0, 1]])
+    batch["next_legal_actions_mask"] = torch.tensor([[True, False]])
+    # Q_target(e1) = [5, 1]: only action 0 legal -> y = 1 + 0.9 * 5; only action 1 legal ->
+    # y = 1 + 0.9 * 1 (the max over all actions would give 5.5 both times)
+    torch.testing.assert_close(dqn_target(learner, batch), torch.tensor([5.5]))
+    batch["next_legal_actions_mask"] = torch.tensor([[False, True]])
+    torch.testing.assert_close(dqn_target(learner, batch), torch.tensor([1.9]))
+    double = _learner(is_double=True)
+    _set_target(double, [[0.0, 5.0], [0.0, 1.0]])
+    # online Q(e1) = [2, 4] would pick action 1; with only action 0 legal a* = 0 -> 1 + 0.9 * 5
+    batch["next_legal_actions_mask"] = torch.tensor([[True, False]])
+    torch.testing.assert_close(dqn_target(double, batch), torch.tensor([5.5]))
+
+
 def test_truncation_bootstraps_and_termination_does_not():
     learner = _learner()
     batch = make_batch([[1, 0]] * 3, [0, 0, 0], [1.0] * 3, [[0, 1]] * 3,
