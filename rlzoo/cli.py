@@ -215,7 +215,8 @@ def _run(args):
         _finish_out_dir(out, experiment)
     if args.plot is not None:
         if nash is not None and nash.values:
-            _plot_nash_conv(args.plot, nash)
+            _plot_nash_conv(args.plot, nash, "iterations" if _is_solver(experiment.policy)
+                            else "env steps")
         else:
             _plot(args.plot, returns, evaluation)
         print(f"plot: {args.plot}")
@@ -386,12 +387,12 @@ def _nash_conv_hook(hook):
     return find_hook(hook, NashConvHook)
 
 
-def _plot_nash_conv(path, nash):
-    """A PNG of NashConv against steps (solver iterations or env steps), log scale."""
+def _plot_nash_conv(path, nash, xlabel):
+    """A PNG of NashConv against ``xlabel`` (solver iterations or env steps), log scale."""
     from rlcore.plotting import plot_learning_curves
 
     figure = plot_learning_curves({"nash_conv": nash}, band=None, ylabel="NashConv",
-                                  xlabel="iterations" if nash.t and nash.steps else "steps")
+                                  xlabel=xlabel)
     figure.axes[0].set_yscale("log")
     figure.savefig(path, dpi=100)
 

@@ -95,7 +95,8 @@ class MultiAgentPolicy(AbstractPolicy):
     of the episode), as PettingZoo's cumulative rewards do: ``PRE_ACT`` reaches the player who
     acts, and its ``POST_ACT`` is delayed until then, its view's ``reward()`` being the sum of
     what it received in between (so a player who loses on the opponent's move records the loss).
-    Chance policies get both stages at once.
+    A chance policy (a :class:`ChancePolicy`) gets its PRE_ACT and POST_ACT at once and no
+    episode or experiment stage: give chance a policy that does not learn.
 
     >>> from rlcore import RandomPolicy, run, StopAfterEpisode
     >>> from rlenvs import TicTacToeEnv

@@ -219,8 +219,10 @@ class BatchSampler:
         seed: an int seed, instead of ``rng``.
 
     ``sampler.sample(trajectory)`` (or ``sampler(trajectory)``) returns a :class:`Batch` with
-    ``state, action, reward, terminal, truncated, next_state`` (plus ``legal_actions_mask`` and
-    ``next_legal_actions_mask`` when the trajectory has a mask; ``indices``, ``priorities`` and
+    ``state, action, reward, terminal, truncated, next_state`` (plus ``legal_actions_mask`` when
+    the trajectory has a mask, and ``next_legal_actions_mask`` when it is of the SART layout, a
+    ``CircularArraySARTTrajectory``/``SLART``: a SARTS trajectory keeps no mask of the next
+    state; ``indices``, ``priorities`` and
     ``probabilities`` when it is prioritized). Raises ``ValueError`` when the trajectory holds
     fewer complete transitions than ``batch_size``.
 

@@ -18,7 +18,8 @@ the sampled counterfactual values are plain values of the sampled subtree::
 
 The average policy of another player j is updated where j acts, ``S(I, a) += σ(I, a)``: the
 others sample their own policies, so a history of I is visited with probability proportional to
-π_j(h) (*simple* averaging).
+π_j(h) (*simple* averaging). With a third player k that weight would also carry π_k(h), which
+changes between iterations, so the solver takes two-player games only.
 
 Shapes: tables ``(n_infosets, n_actions)``; per-history vectors over the history's legal actions.
 """
@@ -66,6 +67,13 @@ class ExternalSamplingMCCFRPolicy(AbstractGameSolver):
     """
 
     tree: GameTree = attrs.field(validator=check_game_tree, repr=False)
+
+    @tree.validator
+    def _two_players(self, attribute, tree):
+        if len(tree.players) != 2:
+            raise ValueError(f"ExternalSamplingMCCFRPolicy averages simply, which is unbiased "
+                             f"for two players only; the tree has {len(tree.players)}: "
+                             f"{tree.players}")
     rng: object = attrs.field(default=None, repr=False)
     seed: object = attrs.field(default=None)
     iteration: int = attrs.field(default=0, init=False)

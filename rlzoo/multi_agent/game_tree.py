@@ -51,6 +51,18 @@ def default_info_key(env, player):
     return state
 
 
+def _chance_probabilities(env):
+    """``env.prob()``, checked to be a distribution over the chance player's action space."""
+    probs = np.asarray(env.prob(), dtype=np.float64)
+    space = env.action_space()
+    n = space.n if isinstance(space, spaces.Discrete) else None
+    if probs.ndim != 1 or (n is not None and len(probs) > n) or not np.all(np.isfinite(probs)) \
+            or np.any(probs < 0) or not np.isclose(probs.sum(), 1.0):
+        raise ValueError(f"{env!r}: prob() at a chance node must be a distribution over the "
+                         f"chance player's {space!r}, got {probs!r}")
+    return probs
+
+
 def _legal_actions(env):
     space = env.action_space()
     if not isinstance(space, spaces.Discrete):
@@ -121,7 +133,7 @@ class GameTree:
                 continue
             mover = env_here.current_player()
             if mover is CHANCE_PLAYER:
-                probs = np.asarray(env_here.prob(), dtype=np.float64)
+                probs = _chance_probabilities(env_here)
                 outcomes = np.flatnonzero(probs > 0)
                 player.append(CHANCE)
                 infoset.append(-1)

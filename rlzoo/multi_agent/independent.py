@@ -238,7 +238,11 @@ class EvaluateAgainstEveryNStep(AbstractHook):
 @dispatch(EvaluateAgainstEveryNStep, PreExperimentStage, object, object)
 def on_stage(hook, stage, policy, env):  # noqa: F811
     """The players before training (once: a resumed run does not evaluate again at its
-    start)."""
+    start); the evaluation env must not be the training env, which it would reset mid-game."""
+    inner = getattr(env, "innermost", env)
+    if hook.env is env or getattr(hook.env, "innermost", hook.env) is inner:
+        raise ValueError(f"EvaluateAgainstEveryNStep needs its own env; it was given the "
+                         f"training env {env!r}, whose games it would reset mid-episode")
     if not hook.steps:
         hook.evaluate(policy)
 

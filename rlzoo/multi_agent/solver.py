@@ -14,6 +14,10 @@ they do for an agent::
         until stop_condition(solver, env)
     hook(POST_EXPERIMENT);  update(solver, env, POST_EXPERIMENT_STAGE)
 
+There are no episodes: episode hooks (``TotalRewardPerEpisode``, ``DoEveryNEpisode``) record
+nothing, and a stop condition that waits for episodes (``StopAfterEpisode``, ``run``'s default,
+``StopWhenDone``, ``StopAfterNoImprovement``) is refused before the first iteration.
+
 A solver is a game policy: ``action_probabilities(env, player)`` is its current output policy
 (CFR's average policy) and ``solver(env)`` samples it, so it can play through a
 ``MultiAgentPolicy`` and be measured by :func:`~rlzoo.multi_agent.exploitability.nash_conv`.
@@ -25,18 +29,29 @@ from rlcore.dispatch import dispatch, update
 from rlcore.envs.base import AbstractEnv
 from rlcore.policies.base import AbstractPolicy
 from rlcore.stages import (
-    POST_ACT_STAGE, POST_EXPERIMENT_STAGE, PRE_EXPERIMENT_STAGE, PreExperimentStage,
+    POST_ACT_STAGE,
+    POST_EXPERIMENT_STAGE,
+    PRE_EXPERIMENT_STAGE,
+    PreExperimentStage,
+)
+from rlcore.stop_conditions import (
+    ComposedStopCondition,
+    StopAfterEpisode,
+    StopAfterNoImprovement,
+    StopWhenDone,
 )
 from rlenvs.vector_env import MultiThreadEnv
 from rlzoo.multi_agent.game_tree import GameTree
 
-__all__ = ["AbstractGameSolver", "check_solver_env", "check_game_tree"]
+__all__ = ["AbstractGameSolver", "check_solver_env", "check_game_tree",
+           "check_solver_stop_condition"]
 
 
 class AbstractGameSolver(AbstractPolicy):
     """Base class of iterative solvers, each holding the :class:`GameTree` it solves in
-    ``tree``. Subclasses define ``action_probabilities(env, player=None)`` and the iteration rule ``@dispatch(TheSolver, AbstractEnv, PostActStage)
-    def update(solver, env, stage)``; sampling an action uses ``self.rng``."""
+    ``tree``. Subclasses define ``action_probabilities(env, player=None)`` and the iteration
+    rule, a method of ``update`` on ``(TheSolver, AbstractEnv, PostActStage)``; sampling an
+    action uses ``self.rng``."""
 
     def action_probabilities(self, env, player=None):
         raise NotImplementedError(f"{type(self).__name__} must define action_probabilities")
@@ -68,9 +83,27 @@ def update(solver, env, stage):  # noqa: F811
     check_solver_env(solver, env)
 
 
+def check_solver_stop_condition(solver, stop_condition):
+    """Raise ``TypeError`` if ``stop_condition`` (or a part of a ``ComposedStopCondition``)
+    waits for episodes: a solver's loop has iterations, no episodes, so it would never stop."""
+    parts = [stop_condition]
+    while parts:
+        part = parts.pop()
+        if isinstance(part, ComposedStopCondition):
+            parts.extend(part.conditions)
+        elif isinstance(part, _EPISODIC):
+            raise TypeError(f"{type(solver).__name__} runs iterations, not episodes; "
+                            f"{part!r} would never stop it: use StopAfterStep(n_iterations) "
+                            f"(or StopAfterNSeconds)")
+
+
+_EPISODIC = (StopAfterEpisode, StopWhenDone, StopAfterNoImprovement)
+
+
 @dispatch(AbstractGameSolver, AbstractEnv, object, object)
 def run_loop(solver, env, stop_condition, hook):  # noqa: F811
     """The solver loop of this module's docstring: one iteration per step."""
+    check_solver_stop_condition(solver, stop_condition)
     hook(PRE_EXPERIMENT_STAGE, solver, env)
     update(solver, env, PRE_EXPERIMENT_STAGE)
     is_stop = False

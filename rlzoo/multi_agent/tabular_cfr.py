@@ -121,6 +121,12 @@ class TabularCFRPolicy(AbstractGameSolver):
     is_reset_neg_regrets: bool = attrs.field(default=True, validator=boolean)
     is_linear_averaging: bool = attrs.field(default=True, validator=boolean)
     weighted_averaging_delay: int = attrs.field(default=0, validator=non_negative_int)
+
+    @weighted_averaging_delay.validator
+    def _delay_needs_linear_averaging(self, attribute, delay):
+        if delay > 0 and not self.is_linear_averaging:
+            raise ValueError(f"weighted_averaging_delay={delay} delays the linear average; "
+                             f"with is_linear_averaging=False it would be ignored")
     is_alternating_update: bool = attrs.field(default=True, validator=boolean)
     rng: object = attrs.field(default=None, repr=False)
     seed: object = attrs.field(default=None)

@@ -173,3 +173,33 @@ def test_multi_agent_hook_keeps_each_players_record():
         MultiAgentHook({"cross": print})
     with pytest.raises(TypeError, match="MultiAgentPolicy"):
         run(RandomPolicy(seed=0), env, StopAfterEpisode(1), MultiAgentHook(hooks))
+
+
+def test_a_players_transition_closes_before_it_acts_again():
+    # A learner that learns at POST_ACT (PPO) must learn before choosing its next action, as in
+    # a single-agent run: for each player the events alternate act, post_act, act, ...
+    from rlcore.dispatch import dispatch, update
+    from rlcore.envs import AbstractEnv
+    from rlcore.stages import PostActStage
+
+    events = []
+
+    class Spy(RandomPolicy):
+        def __init__(self, name, seed):
+            super().__init__(seed=seed)
+            self.name = name
+
+        def __call__(self, env):
+            events.append((self.name, "act"))
+            return super().__call__(env)
+
+    @dispatch(Spy, AbstractEnv, PostActStage)
+    def update(policy, env, stage):  # noqa: F811
+        events.append((policy.name, "post_act"))
+
+    env = TicTacToeEnv()
+    run(MultiAgentPolicy({p: Spy(p, i) for i, p in enumerate(env.players())}), env,
+        StopAfterEpisode(5))
+    for player in env.players():
+        mine = [e for p, e in events if p == player]
+        assert mine == ["act", "post_act"] * (len(mine) // 2), mine

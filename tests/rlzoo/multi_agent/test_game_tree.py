@@ -84,3 +84,12 @@ def test_simultaneous_games_and_limits():
     assert (rps.node_player == TERMINAL).sum() == 9
     with pytest.raises(ValueError, match="max_nodes"):
         GameTree(KuhnPokerEnv(), max_nodes=10)
+
+
+def test_chance_probabilities_are_checked():
+    class BadDeal(KuhnPokerEnv):
+        def prob(self, player=None):
+            return np.array([0.5, 0.4, 0.3])  # sums to 1.2
+
+    with pytest.raises(ValueError, match="distribution over the chance player's"):
+        GameTree(BadDeal())

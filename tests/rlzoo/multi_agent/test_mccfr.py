@@ -137,3 +137,10 @@ def test_mccfr_leduc_experiment():
     hook = run(MCCFR_LeducHoldem(steps=1000, every=500))
     assert hook.steps == [500, 1000]
     assert hook.values[-1] < 2.8
+
+
+def test_external_sampling_takes_two_player_games_only():
+    tree = GameTree(KuhnPokerEnv())
+    tree.players = ("a", "b", "c")  # stands for a three-player game's tree
+    with pytest.raises(ValueError, match="two players"):
+        ExternalSamplingMCCFRPolicy(tree)

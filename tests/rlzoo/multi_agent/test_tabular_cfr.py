@@ -175,6 +175,8 @@ def test_errors(kuhn):
         TabularCFRPolicy(KuhnPokerEnv())
     with pytest.raises(ValueError, match="weighted_averaging_delay"):
         TabularCFRPolicy(kuhn, weighted_averaging_delay=-1)
+    with pytest.raises(ValueError, match="would be ignored"):
+        TabularCFRPolicy(kuhn, weighted_averaging_delay=5, is_linear_averaging=False)
     with pytest.raises(TypeError, match="is_alternating_update"):
         TabularCFRPolicy(kuhn, is_alternating_update="yes")
     # games a GameTree cannot hold: simultaneous moves, too many histories
