@@ -44,8 +44,9 @@ def _check_signature(function):
 def _load():
     # importing the modules registers their experiments
     from rlzoo.experiments import (  # noqa: F401
-        atari, cartpole, cfr, independent, minimax, mountain_car, mujoco, pendulum, pg_atari,
-        pg_cartpole, pg_mountain_car, pg_pendulum,
+        atari, cartpole, cfr, deep_cfr, exploitability_descent, independent, maddpg, minimax,
+        mountain_car, mujoco, nfsp, pendulum, pg_atari, pg_cartpole, pg_mountain_car,
+        pg_pendulum,
     )
 
 

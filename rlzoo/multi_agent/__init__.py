@@ -10,9 +10,13 @@
 * :mod:`rlzoo.multi_agent.independent`: one single-agent learner per player
   (:func:`independent_agents`) and evaluation against fixed opponents;
 * solvers: :class:`TabularCFRPolicy` (CFR and CFR+), :class:`OutcomeSamplingMCCFRPolicy`,
-  :class:`ExternalSamplingMCCFRPolicy`.
+  :class:`ExternalSamplingMCCFRPolicy`, :class:`DeepCFRPolicy`,
+  :class:`ExploitabilityDescentPolicy`;
+* learners: :class:`NFSPAgent` (neural fictitious self-play), :class:`MADDPGLearner`.
 """
 
+from rlzoo.multi_agent.deep_cfr import DeepCFRPolicy
+from rlzoo.multi_agent.exploitability_descent import ExploitabilityDescentPolicy
 from rlzoo.multi_agent.external_sampling_mccfr import ExternalSamplingMCCFRPolicy
 from rlzoo.multi_agent.exploitability import (
     BestResponsePolicy, expected_policy_values, exploitability, nash_conv,
@@ -24,7 +28,9 @@ from rlzoo.multi_agent.hooks import NashConvHook
 from rlzoo.multi_agent.independent import (
     EvaluateAgainstEveryNStep, Outcomes, independent_agents, play_against,
 )
+from rlzoo.multi_agent.maddpg import MADDPGLearner, MADDPGPolicy
 from rlzoo.multi_agent.minimax import MinimaxPolicy, check_minimax_game
+from rlzoo.multi_agent.nfsp import AveragePolicyLearner, NFSPAgent, ReservoirBuffer
 from rlzoo.multi_agent.outcome_sampling_mccfr import OutcomeSamplingMCCFRPolicy
 from rlzoo.multi_agent.solver import AbstractGameSolver
 from rlzoo.multi_agent.tabular_cfr import TabularCFRPolicy
@@ -34,4 +40,5 @@ __all__ = ["GameTree", "TabularGamePolicy", "TabularRandomPolicy", "default_info
            "exploitability", "NashConvHook", "AbstractGameSolver", "MinimaxPolicy",
            "check_minimax_game", "TabularCFRPolicy", "OutcomeSamplingMCCFRPolicy",
            "ExternalSamplingMCCFRPolicy", "independent_agents", "play_against", "Outcomes",
-           "EvaluateAgainstEveryNStep"]
+           "EvaluateAgainstEveryNStep", "DeepCFRPolicy", "ExploitabilityDescentPolicy",
+           "NFSPAgent", "AveragePolicyLearner", "ReservoirBuffer", "MADDPGLearner", "MADDPGPolicy"]
