@@ -231,3 +231,20 @@ def test_resume_after_a_kill_drops_the_log_rows_past_the_checkpoint(tmp_path, ca
     assert main(["eval", str(out / "checkpoints" / "checkpoint-000000600.pt"),
                  "--episodes", "1"]) == 0
     assert "over 1 episodes" in capsys.readouterr().out
+
+
+def test_a_game_solver_prints_nash_conv_and_plots_it(tmp_path, capsys):
+    png = tmp_path / "nash_conv.png"
+    assert main(["run", "TabularCFR_KuhnPoker", "steps=20", "every=10", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "step 10: nash_conv" in out and "step 20: nash_conv" in out
+    assert "nash_conv:" in out and "after 20 iterations" in out and "iterations/s" in out
+    assert png.stat().st_size > 0
+    assert main(["run", "TabularCFR_KuhnPoker", "steps=5", "--out", str(tmp_path / "o")]) == 2
+    assert "game solver" in capsys.readouterr().err
+
+
+def test_a_multi_agent_run_sums_up_each_player(capsys):
+    assert main(["run", "Minimax_TicTacToe", "games=3"]) == 0
+    out = capsys.readouterr().out
+    assert "episodes: 3" in out and "cross: mean return of the last 3 episodes" in out
