@@ -28,7 +28,9 @@ from rlzoo.multi_agent.hooks import NashConvHook
 from rlzoo.multi_agent.independent import (
     EvaluateAgainstEveryNStep, Outcomes, independent_agents, play_against,
 )
-from rlzoo.multi_agent.maddpg import MADDPGLearner, MADDPGPolicy
+from rlzoo.multi_agent.maddpg import (
+    JointSARTSTrajectory, JointSpaces, MADDPGLearner, MADDPGPolicy,
+)
 from rlzoo.multi_agent.minimax import MinimaxPolicy, check_minimax_game
 from rlzoo.multi_agent.nfsp import AveragePolicyLearner, NFSPAgent, ReservoirBuffer
 from rlzoo.multi_agent.outcome_sampling_mccfr import OutcomeSamplingMCCFRPolicy
@@ -41,4 +43,5 @@ __all__ = ["GameTree", "TabularGamePolicy", "TabularRandomPolicy", "default_info
            "check_minimax_game", "TabularCFRPolicy", "OutcomeSamplingMCCFRPolicy",
            "ExternalSamplingMCCFRPolicy", "independent_agents", "play_against", "Outcomes",
            "EvaluateAgainstEveryNStep", "DeepCFRPolicy", "ExploitabilityDescentPolicy",
-           "NFSPAgent", "AveragePolicyLearner", "ReservoirBuffer", "MADDPGLearner", "MADDPGPolicy"]
+           "NFSPAgent", "AveragePolicyLearner", "ReservoirBuffer", "MADDPGLearner", "MADDPGPolicy",
+           "JointSpaces", "JointSARTSTrajectory"]

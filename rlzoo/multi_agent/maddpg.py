@@ -482,9 +482,10 @@ class JointSARTSTrajectory(AbstractTrajectory):
     layout of ``spaces`` (a :class:`JointSpaces`; the module doc): traces ``state``
     (``(spaces.state_size,)`` float32), ``action`` (``(spaces.action_size,)`` float32,
     discrete actions one-hot), ``reward`` (``(N,)`` float32, one per player), ``terminal``,
-    ``truncated``, ``next_state``, each of ``capacity`` rows, one per step, as the SARTS layout
-    of :class:`~rlcore.CircularArraySARTSTrajectory` (which holds one reward per row, hence
-    this class). ``BatchSampler`` samples it.
+    ``truncated``, ``next_state``, each of ``capacity`` rows, one per step: the SARTS layout
+    of :class:`~rlcore.CircularArraySARTSTrajectory`, which ``BatchSampler`` samples. A type of
+    its own because what it records differs: that trajectory's rules push ``env.state()`` and
+    ``env.reward()``, which a simultaneous game gives per player.
 
     Recording (one environment; a vectorised one raises ``TypeError``): ``PreActStage``
     pushes the joint state and the joint action (each player's action checked against its
