@@ -1,17 +1,24 @@
 """Deep CFR on Kuhn poker and Leduc hold'em.
 
 * ``DeepCFR_KuhnPoker``: :class:`~rlzoo.multi_agent.deep_cfr.DeepCFRPolicy` on the game tree of
-  :class:`~rlenvs.KuhnPokerEnv` (features: :func:`~rlzoo.multi_agent.deep_cfr.
-  kuhn_information_state_tensor`, 11 floats), one hidden layer of 64 units;
-* ``DeepCFR_LeducHoldem``: the same on :class:`~rlenvs.games.leduc_poker.LeducPokerEnv`
+  :class:`~rlenvs.KuhnPokerEnv` (features:
+  :func:`~rlzoo.multi_agent.deep_cfr.kuhn_information_state_tensor`, 11 floats), one hidden
+  layer of 64 units;
+* ``DeepCFR_LeducHoldem``: the same on :class:`~rlenvs.LeducPokerEnv`
   (features: its ``information_state_tensor``, OpenSpiel's 30 floats), three hidden layers of
   64 units as OpenSpiel's recommended Leduc settings, with fewer traversals and steps for a CPU.
 
 One iteration per step of ``run`` (``StopAfterStep(steps)``); the hook is a
 :class:`~rlzoo.multi_agent.hooks.NashConvHook`: the NashConv of the average-policy network every
 ``every`` iterations (each measurement fits that network, see :mod:`rlzoo.multi_agent.deep_cfr`),
-printed when ``verbose``. Measured numbers:
-``benchmarks/deep_cfr_leduc.py`` and the tests.
+printed when ``verbose``.
+
+Measured (``benchmarks/deep_cfr_leduc.py``, one thread of a loaded 2-core machine): Leduc,
+NashConv after 200 iterations 0.355, 0.312, 0.440 on seeds 0, 1, 2 (0.60-0.79 after 20, between
+0.31 and 0.48 from iteration 60 on; 14-16 minutes a run); the exact weighted average of the
+strategy memory scores the same (0.353, 0.317, 0.446), so the limit is the advantage networks'
+regrets, not the fit of the average policy. Kuhn (the defaults, 17 s a run): 0.032, 0.025,
+0.035, 0.050, 0.028 after 100 iterations on seeds 0-4.
 
     rlzoo run DeepCFR_LeducHoldem steps=100
 """

@@ -196,8 +196,9 @@ def test_validation(kuhn):
 def test_learns_kuhn(one_thread):
     # Budget: DeepCFR_KuhnPoker's defaults, 100 iterations of 50 traversals per player and 100
     # advantage steps (batch 512) per player and iteration, and one policy fit (500 steps) at
-    # the end: about 40 s on one thread of a loaded 2-core machine. Measured NashConv after 100
-    # iterations, seeds 0-4: 0.032, 0.014, 0.035, 0.050, 0.028 (uniform play: 0.917).
+    # the end: about 17 s on one thread (up to 75 s on a loaded 2-core machine). Measured
+    # NashConv after 100 iterations, seeds 0-4: 0.032, 0.025, 0.035, 0.050, 0.028 (uniform play:
+    # 0.917); the players' values -0.055 +- 0.004 (the game's: -1/18 = -0.056).
     experiment = DeepCFR_KuhnPoker(seed=0, every=100)
     hook = run(experiment)
     assert hook.steps == [100]
